@@ -1,0 +1,46 @@
+# Builds mbedTLS 3.6 from a source tree with zq's own configuration header, as the static
+# library zq_mbedtls. The tree comes from ZQ_MBEDTLS_SOURCE_DIR (a cache variable or the
+# environment); scripts/setup fetches Debian's mbedTLS 3.6 source package into .deps/ otherwise.
+#
+# The library's sources are compiled directly (not through mbedTLS's own CMake project), so the
+# very same lines serve the host build and every cross toolchain; modules our config leaves out
+# compile to empty objects.
+
+if(NOT ZQ_MBEDTLS_SOURCE_DIR AND DEFINED ENV{ZQ_MBEDTLS_SOURCE_DIR})
+  set(ZQ_MBEDTLS_SOURCE_DIR "$ENV{ZQ_MBEDTLS_SOURCE_DIR}")
+endif()
+if(NOT ZQ_MBEDTLS_SOURCE_DIR)
+  set(ZQ_MBEDTLS_SOURCE_DIR "${PROJECT_SOURCE_DIR}/.deps/mbedtls")
+endif()
+set(ZQ_MBEDTLS_SOURCE_DIR "${ZQ_MBEDTLS_SOURCE_DIR}" CACHE PATH "mbedTLS 3.6 source tree")
+
+set(_zq_mbedtls_build_info "${ZQ_MBEDTLS_SOURCE_DIR}/include/mbedtls/build_info.h")
+if(NOT EXISTS "${_zq_mbedtls_build_info}")
+  message(FATAL_ERROR
+    "No mbedTLS source tree at ${ZQ_MBEDTLS_SOURCE_DIR}.\n"
+    "Run scripts/setup (it fetches Debian's mbedTLS 3.6 source package), or point "
+    "-DZQ_MBEDTLS_SOURCE_DIR=... at an mbedTLS 3.6 tree.")
+endif()
+file(STRINGS "${_zq_mbedtls_build_info}" _zq_mbedtls_version_line
+     REGEX "^#define MBEDTLS_VERSION_STRING +\"[0-9.]+\"")
+string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" ZQ_MBEDTLS_VERSION "${_zq_mbedtls_version_line}")
+if(ZQ_MBEDTLS_VERSION VERSION_LESS 3.6.0 OR ZQ_MBEDTLS_VERSION VERSION_GREATER_EQUAL 3.7.0)
+  message(FATAL_ERROR "zq needs mbedTLS 3.6 LTS; ${ZQ_MBEDTLS_SOURCE_DIR} is ${ZQ_MBEDTLS_VERSION}")
+endif()
+if(ZQ_MBEDTLS_VERSION VERSION_LESS 3.6.6)
+  message(WARNING "mbedTLS ${ZQ_MBEDTLS_VERSION} cannot reassemble a ClientHello split over "
+                  "several records (2026 browsers send one); use 3.6.6 or later")
+endif()
+message(STATUS "mbedTLS ${ZQ_MBEDTLS_VERSION} from ${ZQ_MBEDTLS_SOURCE_DIR}")
+
+file(GLOB _zq_mbedtls_sources "${ZQ_MBEDTLS_SOURCE_DIR}/library/*.c")
+add_library(zq_mbedtls STATIC ${_zq_mbedtls_sources})
+target_include_directories(zq_mbedtls SYSTEM PUBLIC
+  "${ZQ_MBEDTLS_SOURCE_DIR}/include" "${PROJECT_SOURCE_DIR}/config")
+target_include_directories(zq_mbedtls PRIVATE "${ZQ_MBEDTLS_SOURCE_DIR}/library")
+target_compile_definitions(zq_mbedtls PUBLIC MBEDTLS_CONFIG_FILE="zq_mbedtls_config.h")
+if(NOT CMAKE_CROSSCOMPILING)
+  target_compile_definitions(zq_mbedtls PUBLIC ZQ_MBEDTLS_HOST)
+endif()
+# Third-party code: build it with its own expectations, not zq's warning flags.
+set_target_properties(zq_mbedtls PROPERTIES C_STANDARD 99 COMPILE_OPTIONS "-w")

@@ -1,0 +1,105 @@
+/**
+ * @file zq_mbedtls_config.h
+ * @brief zq's own mbedTLS 3.6 configuration: exactly what a WebRTC data channel needs.
+ *
+ * DTLS 1.2 (RFC 6347) in both roles with ECDHE-ECDSA on P-256 (RFC 8827 §6.5 requires ECDSA
+ * P-256 support of every WebRTC endpoint), AES-128-GCM and ChaCha20-Poly1305 record protection,
+ * SHA-256 for the PRF and fingerprints, SHA-1 for STUN's HMAC-SHA1 (RFC 8489 §14.5), X.509
+ * write (self-signed identity) and parse (the peer's certificate), and an allocator over a
+ * static arena (MBEDTLS_MEMORY_BUFFER_ALLOC_C), so the node runs with zero heap after init.
+ *
+ * Used by the host build and the cross-compiled footprint builds. ZQ_MBEDTLS_HOST (set by the
+ * host CMake build only) adds what tests and tools need and a device does not.
+ */
+#ifndef ZQ_MBEDTLS_CONFIG_H
+#define ZQ_MBEDTLS_CONFIG_H
+
+/* ---- Platform: no libc heap, no OS entropy, no wall clock --------------------------------- */
+#define MBEDTLS_PLATFORM_C
+#define MBEDTLS_PLATFORM_MEMORY
+#define MBEDTLS_MEMORY_BUFFER_ALLOC_C
+#define MBEDTLS_NO_PLATFORM_ENTROPY
+#define MBEDTLS_HAVE_ASM
+
+/* ---- Big numbers and elliptic curves: P-256 only ------------------------------------------ */
+#define MBEDTLS_BIGNUM_C
+#define MBEDTLS_MPI_MAX_SIZE 32        /* P-256 needs 32-byte numbers; the default is 1024 */
+#define MBEDTLS_MPI_WINDOW_SIZE 2
+#define MBEDTLS_ECP_C
+#define MBEDTLS_ECP_DP_SECP256R1_ENABLED
+#define MBEDTLS_ECP_NIST_OPTIM
+#define MBEDTLS_ECP_WINDOW_SIZE 2       /* fewer precomputed points: less RAM per operation */
+#define MBEDTLS_ECP_FIXED_POINT_OPTIM 0 /* no per-curve comb table kept in RAM */
+#define MBEDTLS_ECDH_C
+#define MBEDTLS_ECDSA_C
+#define MBEDTLS_ECDSA_DETERMINISTIC     /* RFC 6979: signing needs no fresh randomness */
+
+/* ---- Hashes, MACs, random generator ------------------------------------------------------- */
+#define MBEDTLS_MD_C
+#define MBEDTLS_SHA1_C
+#define MBEDTLS_SHA224_C
+#define MBEDTLS_SHA256_C
+#define MBEDTLS_HMAC_DRBG_C
+
+/* ---- Record protection -------------------------------------------------------------------- */
+#define MBEDTLS_CIPHER_C
+#define MBEDTLS_AES_C
+#define MBEDTLS_AES_ROM_TABLES          /* tables in flash, not RAM */
+#define MBEDTLS_AES_FEWER_TABLES
+#define MBEDTLS_GCM_C
+#define MBEDTLS_CHACHA20_C
+#define MBEDTLS_POLY1305_C
+#define MBEDTLS_CHACHAPOLY_C
+
+/* ---- Keys and certificates ---------------------------------------------------------------- */
+#define MBEDTLS_ASN1_PARSE_C
+#define MBEDTLS_ASN1_WRITE_C
+#define MBEDTLS_OID_C
+#define MBEDTLS_PK_C
+#define MBEDTLS_PK_PARSE_C
+#define MBEDTLS_PK_WRITE_C
+#define MBEDTLS_X509_USE_C
+#define MBEDTLS_X509_CRT_PARSE_C
+#define MBEDTLS_X509_CREATE_C
+#define MBEDTLS_X509_CRT_WRITE_C
+
+/* ---- DTLS 1.2 ----------------------------------------------------------------------------- */
+#define MBEDTLS_SSL_TLS_C
+#define MBEDTLS_SSL_CLI_C
+#define MBEDTLS_SSL_SRV_C
+#define MBEDTLS_SSL_PROTO_TLS1_2
+#define MBEDTLS_SSL_PROTO_DTLS
+#define MBEDTLS_SSL_DTLS_HELLO_VERIFY
+#define MBEDTLS_SSL_COOKIE_C
+#define MBEDTLS_SSL_DTLS_ANTI_REPLAY
+#define MBEDTLS_SSL_DTLS_BADMAC_LIMIT
+#define MBEDTLS_SSL_EXTENDED_MASTER_SECRET
+#define MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED
+#define MBEDTLS_SSL_CIPHERSUITES                        \
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,    \
+        MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256
+/* Record buffers: a DTLS record never exceeds one datagram (ZQ_DTLS_MTU, 1200 by default), but
+ * a peer may send up to its own MTU, so the input side keeps room for a full Ethernet frame. */
+#define MBEDTLS_SSL_IN_CONTENT_LEN 1536
+#define MBEDTLS_SSL_OUT_CONTENT_LEN 1280
+/* Out-of-order handshake messages kept for later: Chromium's 1,413-byte ClientHello in two
+ * fragments, or a peer's whole second flight, fits. */
+#define MBEDTLS_SSL_DTLS_MAX_BUFFERING 4096
+
+/* ---- Host-only: tests, tools, measurements ------------------------------------------------ */
+#if defined(ZQ_MBEDTLS_HOST)
+#define MBEDTLS_MD5_C           /* RFC 5769 §2.4: the long-term credential key is an MD5 */
+#define MBEDTLS_MEMORY_DEBUG    /* arena peak and in-use counters for the memory reports */
+#define MBEDTLS_ERROR_C         /* mbedtls_strerror() for readable failures in tests */
+#define MBEDTLS_BASE64_C
+#define MBEDTLS_PEM_PARSE_C     /* reading OpenSSL's PEM keys in interop tests */
+#define MBEDTLS_PEM_WRITE_C
+#if defined(__x86_64__) || defined(__i386__)
+#define MBEDTLS_AESNI_C
+#endif
+#if defined(__aarch64__)
+#define MBEDTLS_AESCE_C
+#endif
+#endif
+
+#endif /* ZQ_MBEDTLS_CONFIG_H */
