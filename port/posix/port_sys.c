@@ -1,0 +1,82 @@
+/* The POSIX port's clock, random source and log sink. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "mbedtls/entropy.h"
+#include "port/zq_port.h"
+#include "zq/log.h"
+
+/* Log timestamps count from zq_port_init(), so a run reads from 0 rather than from boot. */
+static uint64_t log_origin_ms;
+
+uint64_t zq_port_now_ms(void)
+{
+    struct timespec ts;
+    /* CLOCK_MONOTONIC cannot fail with a valid pointer on Linux; it also ignores settimeofday,
+     * so `now` never jumps back when NTP steps the wall clock. */
+    (void)clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static const char *level_name(int level)
+{
+    switch (level) {
+    case ZQ_LOG_ERROR:
+        return "error";
+    case ZQ_LOG_WARN:
+        return "warn";
+    case ZQ_LOG_INFO:
+        return "info";
+    default:
+        return "debug";
+    }
+}
+
+static void stderr_sink(int level, const char *module, const char *line)
+{
+    /* One fputs of a whole line: stderr is unbuffered, so several fprintf pieces could
+     * interleave with another process writing to the same terminal. */
+    char out[ZQ_LOG_LINE_MAX + 64];
+    uint64_t ms = zq_port_now_ms() - log_origin_ms;
+    (void)snprintf(out, sizeof out, "%8" PRIu64 " ms zq[%s] %s: %s\n", ms, level_name(level),
+                   module, line);
+    (void)fputs(out, stderr);
+}
+
+zq_err_t zq_port_init(void)
+{
+    log_origin_ms = zq_port_now_ms();
+    zq_log_set_sink(stderr_sink);
+    return ZQ_OK;
+}
+
+/* mbedTLS's f_rng convention: 0 on success, an MBEDTLS_ERR_* code otherwise. */
+static int getrandom_fill(void *ctx, unsigned char *out, size_t len)
+{
+    (void)ctx;
+    size_t done = 0;
+    while (done < len) {
+        /* getrandom() returns at most 32 MiB - 1 per call and may be interrupted by a signal
+         * before it filled the buffer: both are partial reads, not failures. */
+        ssize_t n = getrandom(out + done, len - done, 0);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            ZQ_LOGE("port", "getrandom: %s", strerror(errno));
+            return MBEDTLS_ERR_ENTROPY_SOURCE_FAILED;
+        }
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+zq_rand_t zq_port_rand(void)
+{
+    zq_rand_t r = {getrandom_fill, NULL};
+    return r;
+}
