@@ -46,7 +46,7 @@
 /** Largest STUN message zq builds. Requests carry USERNAME (two ufrags), PRIORITY, a role
  *  attribute, USE-CANDIDATE, MESSAGE-INTEGRITY and FINGERPRINT; see the assert below. */
 #ifndef ZQ_STUN_MAX_MESSAGE
-#define ZQ_STUN_MAX_MESSAGE 256
+#define ZQ_STUN_MAX_MESSAGE 160
 #endif
 
 /** Unknown comprehension-required attributes remembered per message (for a 420 answer). */

@@ -11,7 +11,8 @@ void simnet_init(simnet_t *net, uint64_t seed, simnet_impairment_t impair)
 
 static unsigned roll(simnet_t *net, unsigned bound)
 {
-    return bound == 0 ? 0 : (unsigned)(test_rand_next(&net->rand) % bound);
+    /* The high bits of xorshift64* are the good ones. */
+    return bound == 0 ? 0 : (unsigned)((test_rand_next(&net->rand) >> 32) % bound);
 }
 
 static void enqueue(simnet_t *net, uint64_t now, const zq_addr_t *from, const zq_addr_t *to,

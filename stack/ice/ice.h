@@ -1,0 +1,326 @@
+/**
+ * @file ice.h
+ * @brief A sans-IO ICE agent (RFC 8445) with consent freshness (RFC 7675), lite or full.
+ *
+ * The agent never touches a socket or a clock. The caller feeds it what arrives and when:
+ *
+ * @code
+ * ice_config_t cfg;
+ * ice_config_default(&cfg, ICE_MODE_LITE);
+ * cfg.rand = my_rand;                               // zq_rand_t over the OS RNG
+ * ice_agent_t *agent = &my_static_agent;            // caller-owned, ~3 KiB
+ * ice_agent_init(agent, &cfg);
+ * ice_agent_add_host_candidate(agent, now, &bound_addr);
+ * ice_agent_set_remote_credentials(agent, ufrag, ufrag_len, pwd, pwd_len);
+ * ice_agent_start(agent, now);
+ * for (;;) {
+ *     // datagram arrived on `local` from `remote`:
+ *     ice_agent_handle_datagram(agent, now, &local, &remote, buf, len);
+ *     // or the deadline passed:
+ *     ice_agent_handle_timeout(agent, now);
+ *     ice_transmit_t tx;
+ *     while (ice_agent_poll_transmit(agent, &tx)) send(tx.local, tx.remote, tx.data, tx.len);
+ *     ice_event_t ev;
+ *     while (ice_agent_poll_event(agent, &ev)) ...;
+ *     sleep until ice_agent_next_timeout(agent);
+ * }
+ * @endcode
+ *
+ * Modes:
+ * - ICE_MODE_LITE (RFC 8445 §2.5, the device default): has only host candidates, never sends a
+ *   check, answers the peer's checks, learns peer-reflexive candidates from them, and uses the
+ *   pair the (full, controlling) peer nominates. With no valid check for consent_timeout_ms it
+ *   declares the peer gone.
+ * - ICE_MODE_FULL: gathers a server-reflexive candidate from a STUN server, forms the check
+ *   list, paces checks every ta_ms, retransmits them, resolves role conflicts (487), nominates
+ *   (regular nomination) when controlling, and keeps consent alive on the selected pair.
+ *
+ * One data stream with one component (BUNDLE and rtcp-mux: a data channel needs no more).
+ * Both peers being lite is not supported (RFC 8445 §6.1.1 makes it a special case no browser
+ * uses).
+ */
+#ifndef ZQ_ICE_H
+#define ZQ_ICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stack/ice/stun.h"
+#include "zq/addr.h"
+#include "zq/config.h"
+#include "zq/err.h"
+#include "zq/rand.h"
+#include "zq/time.h"
+
+/* ---- Candidates (RFC 8445 §5.1, RFC 8839 §5.1) -------------------------------------------- */
+
+typedef enum {
+    ICE_CAND_HOST = 0,
+    ICE_CAND_SRFLX = 1,
+    ICE_CAND_PRFLX = 2,
+    ICE_CAND_RELAY = 3,
+} ice_cand_type_t;
+
+typedef struct {
+    char foundation[ZQ_ICE_FOUNDATION_MAX + 1]; /**< NUL-terminated, 1..32 ice-chars */
+    uint8_t component;                          /**< 1: zq has one component */
+    uint32_t priority;                          /**< RFC 8445 §5.1.2 */
+    ice_cand_type_t type;
+    zq_addr_t addr;    /**< the transport address (UDP) */
+    zq_addr_t related; /**< raddr/rport; family ZQ_AF_NONE when absent */
+} ice_candidate_t;
+
+/** Longest candidate line ice_candidate_format() writes, plus NUL. */
+#define ICE_CANDIDATE_TEXT_MAX 200
+
+/**
+ * Parses one candidate attribute: "a=candidate:...", "candidate:..." or the bare value, with
+ * or without a trailing CR/LF (RFC 8839 §5.1). Extensions after the mandatory fields
+ * (generation, ufrag, network-id, network-cost, ...) are accepted and ignored.
+ *
+ * A malformed field anywhere makes the whole line malformed, even on a TCP candidate. A
+ * hostname as the related address is dropped (related stays ZQ_AF_NONE): RFC 8839 §5.1 makes
+ * it diagnostic only. @p out is written only on ZQ_OK.
+ *
+ * @return ZQ_OK; ZQ_ERR_UNSUPPORTED for a candidate zq does not use (TCP, an mDNS ".local"
+ *         hostname or any other name instead of an IP, a component other than 1): the caller
+ *         skips it, it is not an error of the offer; ZQ_ERR_MALFORMED otherwise;
+ *         ZQ_ERR_INVALID_ARG for a NULL argument.
+ */
+zq_err_t ice_candidate_parse(const char *line, size_t len, ice_candidate_t *out);
+
+/**
+ * Writes "candidate:<foundation> <component> udp <priority> <ip> <port> typ <type>
+ * [raddr <ip> rport <port>]" (no "a=", no CRLF), NUL-terminated.
+ * @return the length written, or 0 (and "" when @p cap > 0) if @p cap is too small or the
+ *         candidate could not be parsed back (empty or non-ice-char foundation, unknown type,
+ *         component 0, no address family).
+ */
+size_t ice_candidate_format(const ice_candidate_t *cand, char *out, size_t cap);
+
+/** RFC 8445 §5.1.2.1: (2^24)*type preference + (2^8)*local preference + (256 - component). */
+uint32_t ice_candidate_priority(ice_cand_type_t type, uint16_t local_pref, uint8_t component);
+
+/** The type's name in SDP: "host", "srflx", "prflx", "relay"; "unknown" for other values. */
+const char *ice_cand_type_name(ice_cand_type_t type);
+
+/* ---- Configuration ----------------------------------------------------------------------- */
+
+typedef enum { ICE_MODE_LITE = 0, ICE_MODE_FULL = 1 } ice_mode_t;
+typedef enum { ICE_ROLE_CONTROLLED = 0, ICE_ROLE_CONTROLLING = 1 } ice_role_t;
+
+typedef struct {
+    ice_mode_t mode;
+    ice_role_t role;              /**< initial role; a lite agent is always controlled */
+    zq_rand_t rand;               /**< credentials, tie-breaker, transaction ids, jitter */
+    uint32_t ta_ms;               /**< pacing between new checks (RFC 8445 §14.2): 50 */
+    uint32_t rto_ms;              /**< first retransmission timeout (RFC 8489 §6.2.1): 500 */
+    uint8_t max_sends;            /**< Rc, transmissions per transaction: 7 */
+    uint8_t final_wait_factor;    /**< Rm, last wait in units of rto_ms: 16 */
+    uint32_t nomination_wait_ms;  /**< controlling: wait this long for a better pair: 200 */
+    uint32_t connect_timeout_ms;  /**< no pair selected by then after start: failed. 30000 */
+    uint32_t consent_interval_ms; /**< RFC 7675 §5.1: checks every 5 s, jittered ±20% */
+    uint32_t consent_timeout_ms;  /**< RFC 7675 §5.1: consent lost after 30 s without proof */
+    zq_addr_t stun_server;        /**< full mode: where to learn a srflx candidate; none = 0 */
+} ice_config_t;
+
+/** Fills @p cfg with the defaults above for @p mode (rand left empty: the caller sets it). */
+void ice_config_default(ice_config_t *cfg, ice_mode_t mode);
+
+typedef struct {
+    char ufrag[ZQ_ICE_UFRAG_MAX + 1]; /**< NUL-terminated */
+    char pwd[ZQ_ICE_PWD_MAX + 1];     /**< NUL-terminated */
+} ice_credentials_t;
+
+/* ---- Outputs ----------------------------------------------------------------------------- */
+
+/** A datagram to send. @c data points into the agent and stays valid until its next call. */
+typedef struct {
+    zq_addr_t local;  /**< the host address (socket) to send from */
+    zq_addr_t remote; /**< where to */
+    const uint8_t *data;
+    size_t len;
+} ice_transmit_t;
+
+typedef enum {
+    ICE_EVENT_LOCAL_CANDIDATE, /**< a local candidate to signal (trickle): @c candidate */
+    ICE_EVENT_GATHERING_DONE,  /**< every local candidate was announced (end-of-candidates) */
+    ICE_EVENT_SELECTED_PAIR,   /**< a pair was selected, or the selection changed: @c local,
+                                    @c remote. Data may flow on it from now on. */
+    ICE_EVENT_ROLE_CHANGED,    /**< a role conflict was resolved (RFC 8445 §7.3.1.1): @c role */
+    ICE_EVENT_DISCONNECTED,    /**< consent lost (RFC 7675): stop sending to the peer */
+    ICE_EVENT_FAILED,          /**< no pair could be validated */
+} ice_event_type_t;
+
+typedef struct {
+    ice_event_type_t type;
+    ice_candidate_t candidate; /**< ICE_EVENT_LOCAL_CANDIDATE */
+    zq_addr_t local;           /**< ICE_EVENT_SELECTED_PAIR: our host address */
+    zq_addr_t remote;          /**< ICE_EVENT_SELECTED_PAIR: the peer's address */
+    ice_role_t role;           /**< ICE_EVENT_ROLE_CHANGED */
+} ice_event_t;
+
+typedef enum {
+    ICE_STATE_NEW,          /**< initialised, not started */
+    ICE_STATE_CHECKING,     /**< started, no pair selected yet */
+    ICE_STATE_CONNECTED,    /**< a pair is selected */
+    ICE_STATE_DISCONNECTED, /**< consent lost; terminal */
+    ICE_STATE_FAILED,       /**< no pair; terminal */
+} ice_state_t;
+
+/** What the agent dropped or answered, and why: every bad input is counted here. */
+typedef struct {
+    uint32_t rx_datagrams;       /**< datagrams handed to the agent */
+    uint32_t rx_malformed;       /**< not STUN, or broke RFC 8489's structure */
+    uint32_t rx_bad_fingerprint; /**< FINGERPRINT mismatch */
+    uint32_t rx_bad_integrity;   /**< MESSAGE-INTEGRITY mismatch on a response (dropped) */
+    uint32_t rx_unknown_txn;     /**< response to no transaction of ours */
+    uint32_t rx_unknown_local;   /**< arrived on an address that is not one of our hosts */
+    uint32_t rx_indications;     /**< Binding indications (keepalives), ignored */
+    uint32_t tx_bad_request;     /**< 400 answers: missing USERNAME/MI/PRIORITY/role */
+    uint32_t tx_unauthorized;    /**< 401 answers: wrong ufrag or MESSAGE-INTEGRITY */
+    uint32_t tx_unknown_attr;    /**< 420 answers */
+    uint32_t tx_role_conflict;   /**< 487 answers */
+    uint32_t checks_sent;        /**< first transmissions of connectivity checks */
+    uint32_t retransmits;        /**< retransmissions of any request */
+    uint32_t prflx_learned;      /**< remote peer-reflexive candidates learned */
+    uint32_t candidates_skipped; /**< remote candidates zq does not use (TCP, mDNS) */
+    uint32_t capacity_exhausted; /**< a table was full: candidate, pair or transaction lost */
+    uint32_t queue_overflow;     /**< transmit or event queue full (outputs not drained) */
+} ice_stats_t;
+
+/* ---- The agent (caller-allocated; fields are private) ------------------------------------ */
+
+typedef struct {
+    ice_candidate_t cand;
+    zq_addr_t base; /* the host address this candidate's datagrams leave from */
+} ice_local_t;
+
+typedef struct {
+    uint8_t local;  /* index of the host (base) candidate the checks leave from */
+    uint8_t remote; /* index of the remote candidate */
+    uint8_t state;  /* ice_pair_state_t (ice_internal.h) */
+    uint8_t flags;  /* ICE_PAIR_* (ice_internal.h) */
+    uint32_t triggered_order;
+    uint64_t priority;
+} ice_pair_t;
+
+typedef struct {
+    uint8_t kind;  /* ice_txn_kind_t (ice_internal.h); 0 = free */
+    uint8_t index; /* pair (check, consent) or local candidate (gathering) */
+    uint8_t sends; /* transmissions so far */
+    bool nominating;
+    bool cancelled; /* RFC 8445 §7.2.5.4: no more retransmissions, still awaits a reply */
+    uint8_t role_sent; /* the role the request claimed */
+    uint8_t tid[STUN_TID_LEN];
+    uint32_t rto;      /* current retransmission interval */
+    uint64_t next_at;  /* next retransmission, or the end of the transaction */
+} ice_txn_t;
+
+typedef struct {
+    zq_addr_t local;
+    zq_addr_t remote;
+    uint16_t len;
+    uint8_t data[ZQ_STUN_MAX_MESSAGE];
+} ice_tx_slot_t;
+
+typedef struct {
+    uint8_t type;  /* ice_event_type_t */
+    uint8_t index; /* local candidate index for ICE_EVENT_LOCAL_CANDIDATE */
+} ice_event_slot_t;
+
+typedef struct {
+    ice_config_t cfg;
+    ice_state_t state;
+    ice_role_t role;
+    uint64_t tie_breaker;
+    ice_credentials_t local_cred;
+    ice_credentials_t remote_cred;
+    bool have_remote_cred;
+    bool remote_gathering_done;
+    bool started;
+    bool gathering_done; /* GATHERING_DONE was emitted */
+    uint8_t n_local;
+    uint8_t n_remote;
+    uint8_t n_pairs;
+    uint8_t selected;   /* pair index, or ICE_NONE */
+    uint8_t nominating; /* pair index of a nomination in flight, or ICE_NONE */
+    ice_local_t local[ZQ_ICE_MAX_LOCAL_CANDIDATES];
+    ice_candidate_t remote[ZQ_ICE_MAX_REMOTE_CANDIDATES];
+    ice_pair_t pairs[ZQ_ICE_MAX_PAIRS];
+    ice_txn_t txns[ZQ_ICE_MAX_TRANSACTIONS];
+    uint32_t triggered_counter;
+    uint64_t started_at;
+    uint64_t next_check_at;  /* pacing timer (full); ZQ_TIME_NEVER when idle */
+    uint64_t first_valid_at; /* controlling: when the first pair became valid */
+    uint64_t consent_at;     /* full: next consent check; lite: unused */
+    uint64_t last_proof_at;  /* full: last consent response; lite: last valid check */
+    ice_tx_slot_t tx[ZQ_ICE_TX_QUEUE];
+    uint8_t tx_head;
+    uint8_t tx_count;
+    ice_event_slot_t events[ZQ_ICE_EVENT_QUEUE];
+    uint8_t ev_head;
+    uint8_t ev_count;
+    ice_stats_t stats;
+} ice_agent_t;
+
+/* ---- The agent's API --------------------------------------------------------------------- */
+
+/** Initialises @p agent: random local credentials and tie-breaker from @p cfg->rand. */
+zq_err_t ice_agent_init(ice_agent_t *agent, const ice_config_t *cfg);
+
+/** Our ufrag and password, for the SDP (a=ice-ufrag, a=ice-pwd). */
+const ice_credentials_t *ice_agent_local_credentials(const ice_agent_t *agent);
+
+/** Sets the role before start (e.g. controlling when the peer is lite, RFC 8445 §6.1.1). */
+zq_err_t ice_agent_set_role(ice_agent_t *agent, ice_role_t role);
+
+/** The peer's a=ice-ufrag and a=ice-pwd. A full agent sends no check before it has them. */
+zq_err_t ice_agent_set_remote_credentials(ice_agent_t *agent, const char *ufrag,
+                                          size_t ufrag_len, const char *pwd, size_t pwd_len);
+
+/** Adds a host candidate: an address a socket of ours is bound to (not 0.0.0.0). */
+zq_err_t ice_agent_add_host_candidate(ice_agent_t *agent, uint64_t now, const zq_addr_t *addr);
+
+/** Adds a signalled remote candidate. Duplicates are ignored. */
+zq_err_t ice_agent_add_remote_candidate(ice_agent_t *agent, uint64_t now,
+                                        const ice_candidate_t *cand);
+
+/** Parses and adds one remote a=candidate line; candidates zq does not use are skipped
+ *  (counted in candidates_skipped) and return ZQ_OK. */
+zq_err_t ice_agent_add_remote_candidate_line(ice_agent_t *agent, uint64_t now, const char *line,
+                                             size_t len);
+
+/** The peer signalled end-of-candidates (RFC 8838 §8.2): failure can be declared early. */
+void ice_agent_remote_gathering_done(ice_agent_t *agent);
+
+/** Starts gathering (full) and checks; answers to checks work from init. */
+zq_err_t ice_agent_start(ice_agent_t *agent, uint64_t now);
+
+/** Feeds one datagram received on @p local (one of our host addresses) from @p remote. */
+zq_err_t ice_agent_handle_datagram(ice_agent_t *agent, uint64_t now, const zq_addr_t *local,
+                                   const zq_addr_t *remote, const uint8_t *data, size_t len);
+
+/** Runs whatever is due at @p now (retransmissions, pacing, consent, timeouts). */
+void ice_agent_handle_timeout(ice_agent_t *agent, uint64_t now);
+
+/** The earliest time handle_timeout has work, or ZQ_TIME_NEVER. */
+uint64_t ice_agent_next_timeout(const ice_agent_t *agent);
+
+/** Pops the next datagram to send; false when none. */
+bool ice_agent_poll_transmit(ice_agent_t *agent, ice_transmit_t *tx);
+
+/** Pops the next event; false when none. */
+bool ice_agent_poll_event(ice_agent_t *agent, ice_event_t *ev);
+
+/** The selected pair's addresses; false before one is selected. */
+bool ice_agent_selected_pair(const ice_agent_t *agent, zq_addr_t *local, zq_addr_t *remote);
+
+ice_state_t ice_agent_state(const ice_agent_t *agent);
+ice_role_t ice_agent_role(const ice_agent_t *agent);
+const ice_stats_t *ice_agent_stats(const ice_agent_t *agent);
+size_t ice_agent_local_candidate_count(const ice_agent_t *agent);
+const ice_candidate_t *ice_agent_local_candidate(const ice_agent_t *agent, size_t index);
+
+#endif /* ZQ_ICE_H */
