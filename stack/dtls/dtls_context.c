@@ -1,0 +1,86 @@
+/* What every connection of a node shares: one mbedTLS configuration per role and the cookie
+ * key. mbedTLS configs are read-only once set up, so any number of connections use them. */
+#include <string.h>
+
+#include "stack/dtls/dtls.h"
+
+/* RFC 8827 §6.5 requires ECDSA P-256 support; AES-128-GCM first (hardware AES on ESP32, and
+ * tshark can decrypt it from a key log), ChaCha20-Poly1305 for peers that prefer it. */
+static const int cipher_suites[] = {
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+    0,
+};
+
+static const uint16_t groups[] = {MBEDTLS_SSL_IANA_TLS_GROUP_SECP256R1,
+                                  MBEDTLS_SSL_IANA_TLS_GROUP_NONE};
+
+void dtls_config_default(dtls_config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mtu = ZQ_DTLS_MTU;
+    /* RFC 6347 §4.2.4.1 suggests 1 s, sized for unknown paths; ICE has just measured this
+     * path in milliseconds, and WebRTC stacks start far lower. 250 ms doubling to 16 s makes
+     * 7 retransmissions within 32 s, about ICE's consent timeout. */
+    cfg->handshake_timeout_min_ms = 250;
+    cfg->handshake_timeout_max_ms = 16000;
+    cfg->hello_verify = true;
+}
+
+static int setup_role(dtls_context_t *ctx, mbedtls_ssl_config *conf, int endpoint)
+{
+    mbedtls_ssl_config_init(conf);
+    int ret = mbedtls_ssl_config_defaults(conf, endpoint, MBEDTLS_SSL_TRANSPORT_DATAGRAM,
+                                          MBEDTLS_SSL_PRESET_DEFAULT);
+    if (ret != 0) {
+        return ret;
+    }
+    mbedtls_ssl_conf_rng(conf, ctx->cfg.rand.fill, ctx->cfg.rand.ctx);
+    mbedtls_ssl_conf_min_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
+    mbedtls_ssl_conf_max_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
+    mbedtls_ssl_conf_ciphersuites(conf, cipher_suites);
+    mbedtls_ssl_conf_groups(conf, groups);
+    /* No CA: the verify callback (dtls_conn.c) checks the fingerprint instead, and the
+     * handshake is failed there or after it, with the reason. */
+    mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_OPTIONAL);
+    mbedtls_ssl_conf_handshake_timeout(conf, ctx->cfg.handshake_timeout_min_ms,
+                                       ctx->cfg.handshake_timeout_max_ms);
+    if (endpoint == MBEDTLS_SSL_IS_SERVER && ctx->cfg.hello_verify) {
+        mbedtls_ssl_conf_dtls_cookies(conf, mbedtls_ssl_cookie_write, mbedtls_ssl_cookie_check,
+                                      &ctx->cookies);
+    } else if (endpoint == MBEDTLS_SSL_IS_SERVER) {
+        mbedtls_ssl_conf_dtls_cookies(conf, NULL, NULL, NULL);
+    }
+    return mbedtls_ssl_conf_own_cert(conf, &ctx->identity->cert, &ctx->identity->key);
+}
+
+zq_err_t dtls_context_init(dtls_context_t *ctx, const dtls_config_t *cfg,
+                           dtls_identity_t *identity)
+{
+    if (cfg->rand.fill == NULL || cfg->mtu < 64 || cfg->mtu > ZQ_DTLS_MTU) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    memset(ctx, 0, sizeof *ctx);
+    ctx->cfg = *cfg;
+    ctx->identity = identity;
+    mbedtls_ssl_cookie_init(&ctx->cookies);
+    int ret = mbedtls_ssl_cookie_setup(&ctx->cookies, cfg->rand.fill, cfg->rand.ctx);
+    if (ret == 0) {
+        ret = setup_role(ctx, &ctx->client, MBEDTLS_SSL_IS_CLIENT);
+    }
+    if (ret == 0) {
+        ret = setup_role(ctx, &ctx->server, MBEDTLS_SSL_IS_SERVER);
+    }
+    if (ret != 0) {
+        dtls_context_free(ctx);
+        return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? ZQ_ERR_CAPACITY : ZQ_ERR_CRYPTO;
+    }
+    return ZQ_OK;
+}
+
+void dtls_context_free(dtls_context_t *ctx)
+{
+    mbedtls_ssl_config_free(&ctx->client);
+    mbedtls_ssl_config_free(&ctx->server);
+    mbedtls_ssl_cookie_free(&ctx->cookies);
+}
