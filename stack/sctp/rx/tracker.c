@@ -1,0 +1,129 @@
+/* Which of the peer's TSNs arrived (RFC 9260 §6.2): the cumulative TSN, a bitmap of what came
+ * above it (gap blocks), duplicates to report, and the SACK that says all that. The bitmap is
+ * circular, indexed by TSN modulo its size, and covers (cumulative, cumulative + size]. */
+#include <string.h>
+
+#include "stack/sctp/sctp_internal.h"
+
+#define WORDS (ZQ_SCTP_TRACKER_TSNS / 32)
+
+static bool bit(const sctp_assoc_t *a, uint32_t tsn)
+{
+    uint32_t i = tsn % ZQ_SCTP_TRACKER_TSNS;
+    return (a->tracker[i / 32] >> (i % 32)) & 1u;
+}
+
+static void set_bit(sctp_assoc_t *a, uint32_t tsn, bool on)
+{
+    uint32_t i = tsn % ZQ_SCTP_TRACKER_TSNS;
+    uint32_t mask = 1u << (i % 32);
+    a->tracker[i / 32] = on ? a->tracker[i / 32] | mask : a->tracker[i / 32] & ~mask;
+}
+
+bool sctp_tracker_has(const sctp_assoc_t *a, uint32_t tsn)
+{
+    if (tsn_le(tsn, a->peer_cum_tsn)) {
+        return true;
+    }
+    return tsn - a->peer_cum_tsn <= ZQ_SCTP_TRACKER_TSNS && bit(a, tsn);
+}
+
+void sctp_tracker_mark(sctp_assoc_t *a, uint32_t tsn)
+{
+    set_bit(a, tsn, true);
+    if (tsn_lt(a->highest_rx_tsn, tsn)) {
+        a->highest_rx_tsn = tsn;
+    }
+}
+
+void sctp_tracker_advance(sctp_assoc_t *a)
+{
+    while (bit(a, a->peer_cum_tsn + 1) && tsn_lt(a->peer_cum_tsn, a->highest_rx_tsn)) {
+        set_bit(a, a->peer_cum_tsn + 1, false);
+        a->peer_cum_tsn++;
+    }
+}
+
+/* RFC 3758 §3.6: FORWARD TSN moves the cumulative TSN; what it skips counts as received. */
+void sctp_tracker_forward(sctp_assoc_t *a, uint32_t new_cum)
+{
+    if (new_cum - a->peer_cum_tsn >= ZQ_SCTP_TRACKER_TSNS) {
+        memset(a->tracker, 0, sizeof a->tracker);
+    } else {
+        for (uint32_t t = a->peer_cum_tsn + 1; t != new_cum + 1; t++) {
+            set_bit(a, t, false);
+        }
+    }
+    a->peer_cum_tsn = new_cum;
+    if (tsn_lt(a->highest_rx_tsn, new_cum)) {
+        a->highest_rx_tsn = new_cum;
+    }
+    sctp_tracker_advance(a);
+}
+
+/* Gap blocks: runs of received TSNs above the cumulative one, as offsets from it (§3.3.4). */
+static uint16_t collect_gaps(const sctp_assoc_t *a, sctp_gap_block_t *gaps, bool *truncated)
+{
+    uint16_t n = 0;
+    uint32_t cum = a->peer_cum_tsn;
+    uint32_t span = a->highest_rx_tsn - cum;
+    *truncated = false;
+    for (uint32_t off = 2; off <= span;) {
+        if (!bit(a, cum + off)) {
+            off++;
+            continue;
+        }
+        uint32_t start = off;
+        while (off + 1 <= span && bit(a, cum + off + 1)) {
+            off++;
+        }
+        if (n == ZQ_SCTP_MAX_GAP_BLOCKS) {
+            *truncated = true;
+            break;
+        }
+        gaps[n].start = (uint16_t)start;
+        gaps[n].end = (uint16_t)off;
+        n++;
+        off++;
+    }
+    return n;
+}
+
+uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
+{
+    /* One MTU stays in reserve for the chunk that fills the first gap (rx/deliver.c), so
+     * out-of-order data can never use the room the missing chunk needs. The rest is offered
+     * in payload bytes: what fits once each chunk's record overhead is paid, at the chunk
+     * size seen so far. */
+    uint32_t free = a->in.cap - a->in.used;
+    if (free <= a->cfg.mtu) {
+        return 0;
+    }
+    uint64_t usable = free - a->cfg.mtu;
+    return (uint32_t)(usable * a->avg_chunk / (a->avg_chunk + SCTP_CHUNK_OVERHEAD));
+}
+
+size_t sctp_sack_size(const sctp_assoc_t *a)
+{
+    sctp_gap_block_t gaps[ZQ_SCTP_MAX_GAP_BLOCKS];
+    bool truncated;
+    uint16_t n = collect_gaps(a, gaps, &truncated);
+    return 16u + 4u * n + 4u * a->n_dups;
+}
+
+void sctp_write_sack(sctp_assoc_t *a, zq_writer_t *w)
+{
+    sctp_sack_chunk_t s;
+    s.cum_tsn = a->peer_cum_tsn;
+    s.a_rwnd = sctp_advertised_rwnd(a);
+    s.n_gaps = collect_gaps(a, s.gaps, &s.truncated);
+    s.n_dups = a->n_dups;
+    memcpy(s.dups, a->dups, a->n_dups * sizeof a->dups[0]);
+    sctp_sack_write(w, &s);
+    a->n_dups = 0;
+    a->sack_now = false;
+    a->sack_due = false;
+    a->sack_at = ZQ_TIME_NEVER;
+    a->packets_since_sack = 0;
+    a->last_rwnd = s.a_rwnd;
+}

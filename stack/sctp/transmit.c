@@ -1,0 +1,286 @@
+/* Building outgoing packets (RFC 9260 §6.10 bundling): control chunks first, then DATA to be
+ * retransmitted, then new DATA as far as the congestion window (§7.2) and the peer's receive
+ * window (§6.1) allow, all in one packet of at most cfg.mtu bytes. */
+#include <string.h>
+
+#include "stack/sctp/sctp_internal.h"
+
+static out_rec_t *out_at(const sctp_assoc_t *a, uint32_t off)
+{
+    return (out_rec_t *)(void *)sctp_ring_at(&a->out, off);
+}
+
+/* ---- Packets that stand alone ------------------------------------------------------------ */
+
+static size_t finish(sctp_assoc_t *a, sctp_packet_builder_t *b)
+{
+    size_t len = sctp_packet_finish(b);
+    a->stats.tx_packets += len > 0;
+    return len;
+}
+
+static size_t lone_chunk_packet(sctp_assoc_t *a, uint8_t *buf, size_t cap)
+{
+    sctp_packet_builder_t b;
+    uint16_t ctl = a->ctl;
+    if (ctl & SCTP_CTL_INIT) {
+        a->ctl &= (uint16_t)~SCTP_CTL_INIT;
+        sctp_packet_begin(&b, buf, cap, a->cfg.local_port, a->cfg.remote_port, 0);
+        sctp_write_init(a, &b.w);
+    } else if (ctl & SCTP_CTL_INIT_ACK) {
+        a->ctl &= (uint16_t)~SCTP_CTL_INIT_ACK;
+        sctp_packet_begin(&b, buf, cap, a->cfg.local_port, a->cfg.remote_port,
+                          sctp_init_ack_vtag(a));
+        sctp_write_init_ack(a, &b.w);
+    } else if (ctl & SCTP_CTL_ABORT) {
+        a->ctl &= (uint16_t)~SCTP_CTL_ABORT;
+        sctp_packet_begin(&b, buf, cap, a->cfg.local_port, a->cfg.remote_port, a->peer_vtag);
+        sctp_abort_write_header(&b.w, false, sctp_cause_size(0));
+        sctp_cause_write(&b.w, a->abort_cause, NULL, 0);
+    } else if (ctl & SCTP_CTL_SHUTDOWN_COMPLETE) {
+        a->ctl &= (uint16_t)~SCTP_CTL_SHUTDOWN_COMPLETE;
+        sctp_packet_begin(&b, buf, cap, a->cfg.local_port, a->cfg.remote_port, a->peer_vtag);
+        sctp_empty_chunk_write(&b.w, SCTP_CHUNK_SHUTDOWN_COMPLETE, 0);
+    } else {
+        return 0;
+    }
+    return finish(a, &b);
+}
+
+/* ---- Control chunks --------------------------------------------------------------------- */
+
+/* Appends the control chunk for @p bit if it fits; returns whether it was written. */
+static bool put_control(sctp_assoc_t *a, sctp_packet_builder_t *b, uint16_t bit, size_t size,
+                        void (*write)(sctp_assoc_t *a, zq_writer_t *w))
+{
+    if (!(a->ctl & bit) || size > sctp_packet_space(b)) {
+        return false;
+    }
+    write(a, &b->w);
+    a->ctl &= (uint16_t)~bit;
+    return true;
+}
+
+static void write_cookie_echo(sctp_assoc_t *a, zq_writer_t *w)
+{
+    sctp_cookie_echo_write(w, a->cookie, a->cookie_len);
+}
+
+static void write_cookie_ack(sctp_assoc_t *a, zq_writer_t *w)
+{
+    (void)a;
+    sctp_empty_chunk_write(w, SCTP_CHUNK_COOKIE_ACK, 0);
+}
+
+static void write_heartbeat_ack(sctp_assoc_t *a, zq_writer_t *w)
+{
+    sctp_heartbeat_write(w, SCTP_CHUNK_HEARTBEAT_ACK, a->heartbeat_ack, a->heartbeat_ack_len);
+}
+
+static void write_shutdown(sctp_assoc_t *a, zq_writer_t *w)
+{
+    sctp_shutdown_write(w, a->peer_cum_tsn);
+}
+
+static void write_shutdown_ack(sctp_assoc_t *a, zq_writer_t *w)
+{
+    (void)a;
+    sctp_empty_chunk_write(w, SCTP_CHUNK_SHUTDOWN_ACK, 0);
+}
+
+static void write_error(sctp_assoc_t *a, zq_writer_t *w)
+{
+    uint8_t info[4];
+    zq_store_be32(info, a->error_info);
+    sctp_error_write_header(w, sctp_cause_size(sizeof info));
+    sctp_cause_write(w, a->error_cause, info, sizeof info);
+}
+
+static void write_reconf_request(sctp_assoc_t *a, zq_writer_t *w)
+{
+    sctp_write_reconfig(a, w, true);
+}
+
+static void write_reconf_response(sctp_assoc_t *a, zq_writer_t *w)
+{
+    sctp_write_reconfig(a, w, false);
+}
+
+static bool put_controls(sctp_assoc_t *a, sctp_packet_builder_t *b)
+{
+    bool any = false;
+    any |= put_control(a, b, SCTP_CTL_COOKIE_ECHO, 4u + a->cookie_len + 3u, write_cookie_echo);
+    any |= put_control(a, b, SCTP_CTL_COOKIE_ACK, 4, write_cookie_ack);
+    any |= put_control(a, b, SCTP_CTL_ERROR, 4 + sctp_cause_size(4), write_error);
+    any |= put_control(a, b, SCTP_CTL_HEARTBEAT_ACK, 8u + a->heartbeat_ack_len + 3u,
+                       write_heartbeat_ack);
+    any |= put_control(a, b, SCTP_CTL_HEARTBEAT, 8 + 16, sctp_write_heartbeat);
+    any |= put_control(a, b, SCTP_CTL_SHUTDOWN, 8, write_shutdown);
+    any |= put_control(a, b, SCTP_CTL_SHUTDOWN_ACK, 4, write_shutdown_ack);
+    any |= put_control(a, b, SCTP_CTL_RECONF_RESPONSE, sctp_reconfig_size(a, false),
+                       write_reconf_response);
+    any |= put_control(a, b, SCTP_CTL_RECONF_REQUEST, sctp_reconfig_size(a, true),
+                       write_reconf_request);
+    return any;
+}
+
+/* ---- DATA ------------------------------------------------------------------------------- */
+
+static void write_data(sctp_assoc_t *a, sctp_packet_builder_t *b, out_rec_t *r)
+{
+    sctp_data_chunk_t d = {
+        .flags = r->data_flags,
+        .tsn = r->tsn,
+        .stream = r->stream,
+        .ssn = r->ssn,
+        .ppid = r->ppid,
+        .data = (const uint8_t *)(r + 1),
+        .len = r->len,
+    };
+    sctp_data_write(&b->w, &d);
+    r->sends++;
+    r->h.state = (uint8_t)((r->h.state & ~OUT_RTX) | OUT_SENT);
+    r->sent_at = sctp_clock(a);
+    a->flight += r->len;
+    a->peer_rwnd = a->peer_rwnd > r->len ? a->peer_rwnd - r->len : 0;
+    a->stats.tx_data_chunks++;
+    if (a->t3_at == ZQ_TIME_NEVER) {
+        a->t3_at = a->now + a->rto; /* §6.3.2 R1 */
+    }
+}
+
+/* RFC 3758 §3.5 A3: a message out of retransmissions or lifetime is abandoned, not resent. */
+static bool spent(const sctp_assoc_t *a, const out_rec_t *r)
+{
+    bool too_many = r->max_rtx != SCTP_RELIABLE && r->sends > r->max_rtx;
+    bool too_old = r->expires != 0 && tsn_le(r->expires, sctp_clock(a));
+    return a->peer_forward_tsn && (too_many || too_old);
+}
+
+/* Retransmissions: at least the first always goes (§6.3.3 E3, §7.2.4), more as cwnd allows.
+ * Returns true when it had to stop (packet full, or cwnd), so no new data goes before them. */
+static bool put_retransmissions(sctp_assoc_t *a, sctp_packet_builder_t *b, bool *wrote)
+{
+    bool first = true;
+    for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
+         off = sctp_ring_next(&a->out, off)) {
+        out_rec_t *r = out_at(a, off);
+        if (!(r->h.state & OUT_RTX)) {
+            continue;
+        }
+        if (spent(a, r)) {
+            sctp_abandon_message(a, off);
+            continue;
+        }
+        if ((!first && a->flight >= a->cwnd) || sctp_data_size(r->len) > sctp_packet_space(b)) {
+            return true; /* the rest waits for the next packet */
+        }
+        if (r->tsn == a->rtt_tsn) {
+            a->rtt_tsn = 0; /* Karn: never time a retransmission */
+        }
+        write_data(a, b, r);
+        a->stats.retransmissions++;
+        *wrote = true;
+        first = false;
+    }
+    return false;
+}
+
+/* First transmission of a message fragment: it gets its TSN, and the first fragment of an
+ * ordered message gets the stream's next SSN, stamped on all its fragments. */
+static void number(sctp_assoc_t *a, uint32_t off, out_rec_t *r)
+{
+    r->tsn = a->next_tsn++;
+    if (!(r->data_flags & SCTP_DATA_BEGIN)) {
+        return;
+    }
+    sctp_stream_t *s = sctp_stream_find(a, r->stream);
+    uint16_t ssn = 0;
+    if (s != NULL && !(r->data_flags & SCTP_DATA_UNORDERED)) {
+        ssn = s->out_ssn++;
+    }
+    for (uint32_t o = off; o != SCTP_NO_OFFSET; o = sctp_ring_next(&a->out, o)) {
+        out_rec_t *f = out_at(a, o);
+        f->ssn = ssn;
+        if (f->data_flags & SCTP_DATA_END) {
+            break;
+        }
+    }
+    if (a->rtt_tsn == 0) {
+        a->rtt_tsn = r->tsn;
+    }
+}
+
+static bool window_allows(const sctp_assoc_t *a, const out_rec_t *r, bool wrote)
+{
+    if (a->flight >= a->cwnd) {
+        return false;
+    }
+    /* §6.1 A: within the peer's window, or one chunk to probe a zero window. */
+    return r->len <= a->peer_rwnd || (a->flight == 0 && !wrote);
+}
+
+static void put_new_data(sctp_assoc_t *a, sctp_packet_builder_t *b, bool *wrote)
+{
+    while (a->unsent_off != SCTP_NO_OFFSET) {
+        uint32_t off = a->unsent_off;
+        out_rec_t *r = out_at(a, off);
+        if (r->h.state & OUT_ABANDONED) {
+            a->unsent_off = sctp_ring_next(&a->out, off);
+            continue;
+        }
+        if ((r->data_flags & SCTP_DATA_BEGIN) && r->expires != 0 &&
+            tsn_le(r->expires, sctp_clock(a))) {
+            sctp_abandon_message(a, off); /* expired before it went out: never sent */
+            continue;
+        }
+        if (!window_allows(a, r, *wrote) || sctp_data_size(r->len) > sctp_packet_space(b)) {
+            return;
+        }
+        number(a, off, r);
+        write_data(a, b, r);
+        sctp_stream_t *s = sctp_stream_find(a, r->stream);
+        if (s != NULL) {
+            sctp_stream_unsent_changed(a, s, -(int32_t)r->len);
+        }
+        a->unsent_off = sctp_ring_next(&a->out, off);
+        *wrote = true;
+    }
+}
+
+/* Whether new DATA will go in this packet, so a delayed SACK may ride along. */
+static bool has_data_to_send(const sctp_assoc_t *a)
+{
+    return a->unsent_off != SCTP_NO_OFFSET && a->flight < a->cwnd && a->peer_rwnd > 0;
+}
+
+size_t sctp_poll_transmit(sctp_assoc_t *a, uint64_t now, uint8_t *buf, size_t cap)
+{
+    a->now = now > a->now ? now : a->now;
+    cap = cap < a->cfg.mtu ? cap : a->cfg.mtu;
+    sctp_reconfig_progress(a); /* a stream to reset may have sent its last bytes */
+    size_t lone = lone_chunk_packet(a, buf, cap);
+    if (lone > 0 || a->state == SCTP_STATE_CLOSED || a->state == SCTP_STATE_COOKIE_WAIT) {
+        return lone;
+    }
+    sctp_packet_builder_t b;
+    sctp_packet_begin(&b, buf, cap, a->cfg.local_port, a->cfg.remote_port, a->peer_vtag);
+    bool wrote = put_controls(a, &b);
+    bool established = a->state >= SCTP_STATE_ESTABLISHED;
+    /* §6.2: a delayed SACK rides along with DATA; a due one goes alone. */
+    if (established && a->sack_due && (a->sack_now || has_data_to_send(a)) &&
+        sctp_sack_size(a) <= sctp_packet_space(&b)) {
+        sctp_write_sack(a, &b.w);
+        wrote = true;
+    }
+    if (established && a->need_fwd_tsn && sctp_forward_tsn_size(a) <= sctp_packet_space(&b)) {
+        sctp_write_forward_tsn(a, &b.w);
+        wrote = true;
+    }
+    if (established && a->state != SCTP_STATE_SHUTDOWN_ACK_SENT) {
+        if (!put_retransmissions(a, &b, &wrote)) {
+            put_new_data(a, &b, &wrote);
+        }
+    }
+    return wrote ? finish(a, &b) : 0;
+}

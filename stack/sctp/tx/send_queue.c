@@ -1,0 +1,128 @@
+/* sctp_send(): a message becomes fragments of at most one DATA chunk each (RFC 9260 §6.9),
+ * appended to the send ring in order. A fragment keeps its ring record until the peer
+ * acknowledges it: the ring is the retransmission queue too. TSNs and SSNs are given when a
+ * message first goes out, so a message abandoned before that leaves no trace on the wire. */
+#include <string.h>
+
+#include "stack/sctp/sctp_internal.h"
+
+static uint32_t record_size(size_t payload)
+{
+    return (uint32_t)(sizeof(out_rec_t) + ((payload + 3u) & ~(size_t)3u));
+}
+
+/* Bytes the fragments of a @p len-byte message take in the ring. */
+static uint64_t message_size(const sctp_assoc_t *a, size_t len)
+{
+    size_t frag = sctp_max_fragment(a);
+    size_t full = len / frag;
+    size_t rest = len % frag;
+    return (uint64_t)full * record_size(frag) + (rest ? record_size(rest) : 0);
+}
+
+static void fill_record(sctp_assoc_t *a, out_rec_t *r, uint16_t stream, uint32_t ppid,
+                        const uint8_t *data, size_t len, const sctp_send_opts_t *opts)
+{
+    memset(r, 0, sizeof *r);
+    r->h.size = (uint16_t)record_size(len);
+    r->h.kind = REC_DATA;
+    r->stream = stream;
+    r->ppid = ppid;
+    r->len = (uint16_t)len;
+    r->max_rtx = opts->max_retransmits;
+    r->data_flags = opts->unordered ? SCTP_DATA_UNORDERED : 0;
+    if (opts->lifetime_ms > 0) {
+        r->expires = sctp_clock(a) + opts->lifetime_ms;
+        r->expires += r->expires == 0; /* 0 means "never" */
+    }
+    memcpy(r + 1, data, len);
+}
+
+/* Appends every fragment, or nothing: on a full ring the appended ones are taken back. */
+static zq_err_t append_fragments(sctp_assoc_t *a, uint16_t stream, uint32_t ppid,
+                                 const uint8_t *data, size_t len, const sctp_send_opts_t *opts,
+                                 uint32_t *first)
+{
+    sctp_ring_t saved = a->out;
+    size_t frag = sctp_max_fragment(a);
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < frag ? len - done : frag;
+        uint32_t off = sctp_ring_alloc(&a->out, record_size(n));
+        if (off == SCTP_NO_OFFSET) {
+            a->out = saved;
+            return ZQ_ERR_WOULD_BLOCK;
+        }
+        out_rec_t *r = (out_rec_t *)(void *)sctp_ring_at(&a->out, off);
+        fill_record(a, r, stream, ppid, data + done, n, opts);
+        r->data_flags |= (uint8_t)((done == 0 ? SCTP_DATA_BEGIN : 0) |
+                                   (done + n == len ? SCTP_DATA_END : 0));
+        *first = done == 0 ? off : *first;
+        done += n;
+    }
+    return ZQ_OK;
+}
+
+zq_err_t sctp_send(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t ppid,
+                   const uint8_t *data, size_t len, const sctp_send_opts_t *opts)
+{
+    static const sctp_send_opts_t reliable = {false, SCTP_RELIABLE, 0};
+    a->now = now > a->now ? now : a->now;
+    opts = opts != NULL ? opts : &reliable;
+    if (a->state != SCTP_STATE_ESTABLISHED) {
+        return ZQ_ERR_STATE;
+    }
+    if (len == 0 || data == NULL) {
+        return ZQ_ERR_INVALID_ARG; /* §6.1: DATA carries at least one byte */
+    }
+    if (message_size(a, len) > a->out.cap) {
+        return ZQ_ERR_TOO_LONG;
+    }
+    sctp_stream_t *s = sctp_stream_get(a, stream);
+    if (s == NULL) {
+        return ZQ_ERR_CAPACITY;
+    }
+    if (s->flags & SCTP_STREAM_RESETTING) {
+        return ZQ_ERR_STATE;
+    }
+    uint32_t first = SCTP_NO_OFFSET;
+    zq_err_t err = append_fragments(a, stream, ppid, data, len, opts, &first);
+    if (err != ZQ_OK) {
+        a->blocked = true;
+        sctp_stream_forget_if_idle(a, s);
+        return err;
+    }
+    if (a->unsent_off == SCTP_NO_OFFSET) {
+        a->unsent_off = first;
+    }
+    sctp_stream_unsent_changed(a, s, (int32_t)len);
+    return ZQ_OK;
+}
+
+uint32_t sctp_buffered_amount(const sctp_assoc_t *a, uint16_t stream)
+{
+    const sctp_stream_t *s = sctp_stream_find_const(a, stream);
+    return s != NULL ? s->unsent : 0;
+}
+
+zq_err_t sctp_set_low_water(sctp_assoc_t *a, uint16_t stream, uint32_t bytes)
+{
+    sctp_stream_t *s = sctp_stream_get(a, stream);
+    if (s == NULL) {
+        return ZQ_ERR_CAPACITY;
+    }
+    s->low_water = bytes;
+    if (s->unsent > bytes) {
+        s->flags |= SCTP_STREAM_ABOVE_LOW;
+    }
+    return ZQ_OK;
+}
+
+uint32_t sctp_out_room(const sctp_assoc_t *a)
+{
+    return sctp_ring_largest_free(&a->out);
+}
+
+bool sctp_all_acked(const sctp_assoc_t *a)
+{
+    return a->out.used == 0;
+}
