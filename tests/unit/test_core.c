@@ -176,6 +176,29 @@ static void hmac_sha1_matches_rfc2202(void **state)
     assert_memory_equal(out, mac6, sizeof mac6);
 }
 
+static void hmac_sha256_matches_rfc4231(void **state)
+{
+    (void)state;
+    /* RFC 4231 §4.3 (test case 2) and §4.7 (test case 6: a key longer than one block). */
+    static const uint8_t mac2[] = {0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e, 0x6a, 0x04,
+                                   0x24, 0x26, 0x08, 0x95, 0x75, 0xc7, 0x5a, 0x00, 0x3f, 0x08,
+                                   0x9d, 0x27, 0x39, 0x83, 0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec,
+                                   0x38, 0x43};
+    static const uint8_t mac6[] = {0x60, 0xe4, 0x31, 0x59, 0x1e, 0xe0, 0xb6, 0x7f, 0x0d, 0x8a,
+                                   0x26, 0xaa, 0xcb, 0xf5, 0xb7, 0x7f, 0x8e, 0x0b, 0xc6, 0x21,
+                                   0x37, 0x28, 0xc5, 0x14, 0x05, 0x46, 0x04, 0x0f, 0x0e, 0xe3,
+                                   0x7f, 0x54};
+    uint8_t out[ZQ_SHA256_LEN];
+    const char *text = "what do ya want for nothing?";
+    zq_hmac_sha256((const uint8_t *)"Jefe", 4, (const uint8_t *)text, strlen(text), out);
+    assert_memory_equal(out, mac2, sizeof mac2);
+    uint8_t key[131];
+    memset(key, 0xaa, sizeof key);
+    text = "Test Using Larger Than Block-Size Key - Hash Key First";
+    zq_hmac_sha256(key, sizeof key, (const uint8_t *)text, strlen(text), out);
+    assert_memory_equal(out, mac6, sizeof mac6);
+}
+
 static void every_error_has_a_name_and_text(void **state)
 {
     (void)state;
@@ -202,6 +225,7 @@ int main(void)
         cmocka_unit_test(be64_round_trips),
         cmocka_unit_test(crc32_matches_the_standard_check_value),
         cmocka_unit_test(hmac_sha1_matches_rfc2202),
+        cmocka_unit_test(hmac_sha256_matches_rfc4231),
         cmocka_unit_test(every_error_has_a_name_and_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
