@@ -1,0 +1,139 @@
+/* The peer connection's lifecycle, its events, and the data channel calls it forwards. */
+#include <string.h>
+
+#include "stack/peer/peer_internal.h"
+
+void peer_config_default(peer_config_t *cfg, const zq_rand_t *rand, dtls_context_t *dtls)
+{
+    memset(cfg, 0, sizeof *cfg);
+    ice_config_default(&cfg->ice, ICE_MODE_LITE);
+    cfg->ice.rand = *rand;
+    sctp_config_default(&cfg->sctp);
+    cfg->sctp.rand = *rand;
+    cfg->dtls = dtls;
+    cfg->max_message = ZQ_PEER_MAX_MESSAGE;
+    uint8_t id[8];
+    (void)zq_rand_bytes(rand, id, sizeof id);
+    cfg->session_id = zq_load_be64(id) >> 2; /* RFC 8866 §5.2: fits a 63-bit NTP-like value */
+}
+
+zq_err_t peer_init(peer_t *p, const peer_config_t *cfg)
+{
+    if (cfg->dtls == NULL) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    p->state = PEER_STATE_NEW;
+    p->remote_max_message = 65536; /* RFC 8841 §6.1: when the peer says nothing */
+    zq_err_t err = ice_agent_init(&p->ice, &cfg->ice);
+    if (err == ZQ_OK) {
+        err = sctp_assoc_init(&p->sctp, &cfg->sctp, p->sctp_send_buf, sizeof p->sctp_send_buf,
+                              p->sctp_recv_buf, sizeof p->sctp_recv_buf);
+    }
+    return err;
+}
+
+zq_err_t peer_add_host_candidate(peer_t *p, uint64_t now, const zq_addr_t *addr)
+{
+    zq_err_t err = ice_agent_add_host_candidate(&p->ice, now, addr);
+    peer_pump(p, now);
+    return err;
+}
+
+/* ---- Events ------------------------------------------------------------------------------ */
+
+void peer_push_event(peer_t *p, peer_event_type_t type, uint16_t channel)
+{
+    if (p->ev_count == ZQ_PEER_EVENT_QUEUE) {
+        return; /* sized for every channel and candidate at once: drained after each call */
+    }
+    peer_event_t *e = &p->events[(p->ev_head + p->ev_count++) % ZQ_PEER_EVENT_QUEUE];
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    e->channel = channel;
+    e->failure = p->failure;
+    e->dtls_failure = p->dtls_failure;
+}
+
+bool peer_poll_event(peer_t *p, peer_event_t *ev)
+{
+    if (p->ev_count == 0) {
+        return false;
+    }
+    *ev = p->events[p->ev_head];
+    p->ev_head = (uint8_t)((p->ev_head + 1) % ZQ_PEER_EVENT_QUEUE);
+    p->ev_count--;
+    return true;
+}
+
+void peer_fail(peer_t *p, peer_failure_t why)
+{
+    if (p->state == PEER_STATE_FAILED || p->state == PEER_STATE_CLOSED) {
+        return;
+    }
+    p->state = PEER_STATE_FAILED;
+    p->failure = why;
+    peer_push_event(p, PEER_EVENT_FAILED, 0);
+}
+
+/* ---- Data channels ------------------------------------------------------------------------ */
+
+zq_err_t peer_open_channel(peer_t *p, uint64_t now, const char *label, const char *protocol,
+                           dc_type_t type, uint32_t reliability, uint16_t *id)
+{
+    if (p->state != PEER_STATE_CONNECTED) {
+        return ZQ_ERR_STATE;
+    }
+    return dc_open(&p->dc, now, label, protocol, type, reliability, id);
+}
+
+zq_err_t peer_send(peer_t *p, uint64_t now, uint16_t channel, const uint8_t *data, size_t len,
+                   bool binary)
+{
+    if (p->state != PEER_STATE_CONNECTED) {
+        return ZQ_ERR_STATE;
+    }
+    return dc_send(&p->dc, now, channel, data, len, binary);
+}
+
+zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel)
+{
+    if (p->state != PEER_STATE_CONNECTED) {
+        return ZQ_ERR_STATE;
+    }
+    return dc_close(&p->dc, now, channel);
+}
+
+bool peer_read(peer_t *p, uint64_t now, dc_message_t *msg)
+{
+    return p->state == PEER_STATE_CONNECTED && dc_read(&p->dc, now, msg);
+}
+
+const dc_channel_t *peer_channel(const peer_t *p, uint16_t channel)
+{
+    return dc_channel(&p->dc, channel);
+}
+
+void peer_close(peer_t *p, uint64_t now)
+{
+    if (p->state == PEER_STATE_CLOSED) {
+        return;
+    }
+    if (p->sctp_started) {
+        sctp_abort(&p->sctp, now);
+    }
+    p->state = PEER_STATE_CLOSED;
+    peer_push_event(p, PEER_EVENT_CLOSED, 0);
+    /* The ABORT still goes out (peer_poll_transmit), then close_notify. */
+}
+
+peer_state_t peer_state(const peer_t *p)
+{
+    return p->state;
+}
+
+const char *peer_local_ufrag(const peer_t *p)
+{
+    return ice_agent_local_credentials(&p->ice)->ufrag;
+}

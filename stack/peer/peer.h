@@ -1,0 +1,208 @@
+/**
+ * @file peer.h
+ * @brief One WebRTC peer connection for data channels: ICE, DTLS, SCTP and DCEP composed
+ *        behind the same sans-IO contract as each of them.
+ *
+ * Inputs: datagrams (demultiplexed by their first byte, RFC 7983 §7, in one place), timeouts,
+ * signalling (the peer's SDP and trickled candidates) and application calls. Outputs:
+ * datagrams (STUN from ICE, DTLS records carrying SCTP packets), events, messages.
+ *
+ * @code
+ * peer_init(&pc, &cfg);                        // cfg.dtls: the node's shared DTLS context
+ * peer_add_host_candidate(&pc, now, &bound);   // the UDP socket's address
+ * // dialing:   peer_create_offer() -> signalling -> peer_set_remote_description(answer)
+ * // answering: peer_set_remote_description(offer) -> peer_create_answer() -> signalling
+ * // then, after every input:
+ * while (peer_poll_transmit(&pc, now, &tx)) udp_send(tx.local, tx.remote, tx.data, tx.len);
+ * while (peer_poll_event(&pc, &ev)) ...;       // candidates to trickle, channels, failures
+ * while (peer_read(&pc, now, &msg)) ...;       // data channel messages
+ * @endcode
+ *
+ * DTLS role (RFC 5763 §5, RFC 8842): a zq peer prefers to be the DTLS *server*. It offers
+ * `a=setup:actpass` and answers an actpass offer with `a=setup:passive`; browsers answer
+ * offers with `active`. So zq is the server in both offer directions (one code path, tested
+ * both ways), it picks the cipher suite (AES-128-GCM: hardware AES on the ESP32, and a key
+ * log tshark can decrypt, where Chromium as server would pick ChaCha20), and an ICE-lite
+ * device never has to start a handshake on a pair the controlling browser has not nominated.
+ */
+#ifndef ZQ_PEER_H
+#define ZQ_PEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stack/dtls/dtls.h"
+#include "stack/ice/ice.h"
+#include "stack/sctp/datachannel.h"
+#include "stack/sctp/sctp.h"
+#include "zq/addr.h"
+#include "zq/config.h"
+#include "zq/err.h"
+
+/** SCTP send and receive buffers per peer (RFC 9260 windows; see stack/sctp/sctp.h). */
+#ifndef ZQ_PEER_SEND_BUFFER
+#define ZQ_PEER_SEND_BUFFER 16384
+#endif
+#ifndef ZQ_PEER_RECV_BUFFER
+#define ZQ_PEER_RECV_BUFFER 16384
+#endif
+
+/** The a=max-message-size zq advertises (RFC 8841 §6): large messages arrive in pieces, so
+ *  it need not fit the receive buffer. Browsers refuse to send more than this. */
+#ifndef ZQ_PEER_MAX_MESSAGE
+#define ZQ_PEER_MAX_MESSAGE 262144
+#endif
+
+#ifndef ZQ_PEER_EVENT_QUEUE
+#define ZQ_PEER_EVENT_QUEUE (ZQ_DC_EVENT_QUEUE + ZQ_ICE_MAX_LOCAL_CANDIDATES + 4)
+#endif
+
+/** Longest SDP zq writes (its own offers and answers). */
+#define PEER_SDP_MAX 2048
+
+typedef struct {
+    ice_config_t ice;         /**< mode lite (device default) or full; rand required */
+    dtls_context_t *dtls;     /**< the node's DTLS context (identity), shared, borrowed */
+    sctp_config_t sctp;       /**< rand required; the MTU is set from DTLS at runtime */
+    uint32_t max_message;     /**< our a=max-message-size */
+    uint64_t session_id;      /**< o= line; random per peer */
+} peer_config_t;
+
+/** Fills @p cfg with the defaults (ICE lite, zq's SCTP defaults); the caller sets rand and
+ *  dtls. */
+void peer_config_default(peer_config_t *cfg, const zq_rand_t *rand, dtls_context_t *dtls);
+
+typedef enum {
+    PEER_STATE_NEW,
+    PEER_STATE_CONNECTING, /**< descriptions exchanged; ICE, DTLS or SCTP under way */
+    PEER_STATE_CONNECTED,  /**< SCTP association up: channels usable */
+    PEER_STATE_CLOSED,
+    PEER_STATE_FAILED,
+} peer_state_t;
+
+typedef enum {
+    PEER_FAIL_NONE,
+    PEER_FAIL_ICE,          /**< no candidate pair worked */
+    PEER_FAIL_CONSENT,      /**< the peer stopped answering (RFC 7675) */
+    PEER_FAIL_DTLS,         /**< see dtls_failure */
+    PEER_FAIL_SCTP,         /**< the association aborted or failed */
+    PEER_FAIL_DESCRIPTION,  /**< the remote SDP was refused */
+} peer_failure_t;
+
+typedef enum {
+    PEER_EVENT_LOCAL_CANDIDATE, /**< trickle this a=candidate line: @c candidate */
+    PEER_EVENT_GATHERING_DONE,  /**< all local candidates announced */
+    PEER_EVENT_CONNECTED,       /**< the association is up: open or accept channels */
+    PEER_EVENT_CHANNEL_OPEN,    /**< channel @c channel is ready (either side opened it) */
+    PEER_EVENT_CHANNEL_CLOSED,  /**< channel @c channel is gone */
+    PEER_EVENT_BUFFERED_LOW,    /**< channel @c channel's buffered amount is low */
+    PEER_EVENT_WRITABLE,        /**< a send that would have blocked now fits */
+    PEER_EVENT_CLOSED,          /**< closed by either side */
+    PEER_EVENT_FAILED,          /**< see @c failure and @c dtls_failure */
+} peer_event_type_t;
+
+typedef struct {
+    peer_event_type_t type;
+    uint16_t channel;
+    peer_failure_t failure;
+    dtls_failure_t dtls_failure;
+    char candidate[ICE_CANDIDATE_TEXT_MAX]; /**< PEER_EVENT_LOCAL_CANDIDATE */
+} peer_event_t;
+
+/** A datagram to send; @c data is lent until the next call on the peer. */
+typedef struct {
+    zq_addr_t local;
+    zq_addr_t remote;
+    const uint8_t *data;
+    size_t len;
+} peer_transmit_t;
+
+typedef struct {
+    uint32_t rx_datagrams;
+    uint32_t rx_demux_dropped; /**< RTP, TURN channel data, or DTLS before a path exists */
+    uint32_t rx_dtls_dropped;  /**< DTLS from an address ICE did not validate */
+} peer_stats_t;
+
+typedef struct {
+    uint8_t type;
+    uint8_t arg;
+} peer_event_slot_t;
+
+typedef struct {
+    peer_config_t cfg;
+    peer_state_t state;
+    peer_failure_t failure;
+    dtls_failure_t dtls_failure;
+    bool offerer;
+    bool have_local;
+    bool have_remote;
+    dtls_role_t dtls_role;
+    bool dtls_started;
+    bool sctp_started;
+    dtls_fingerprint_t remote_fingerprint;
+    uint16_t remote_sctp_port;
+    uint32_t remote_max_message;
+    bool remote_lite;
+    bool legacy_sctpmap;      /* the peer used the old DTLS/SCTP form: answer in kind */
+    zq_addr_t path_local;     /* where DTLS goes: ICE's selected pair */
+    zq_addr_t path_remote;
+    bool have_path;
+    ice_agent_t ice;
+    dtls_t dtls;
+    sctp_assoc_t sctp;
+    dc_t dc;
+    peer_event_t events[ZQ_PEER_EVENT_QUEUE];
+    uint8_t ev_head;
+    uint8_t ev_count;
+    uint8_t out[ZQ_DTLS_MTU]; /* an SCTP packet on its way into DTLS */
+    peer_stats_t stats;
+    uint8_t sctp_send_buf[ZQ_PEER_SEND_BUFFER];
+    uint8_t sctp_recv_buf[ZQ_PEER_RECV_BUFFER];
+} peer_t;
+
+zq_err_t peer_init(peer_t *p, const peer_config_t *cfg);
+
+/** A host candidate: the address a UDP socket of ours is bound to. */
+zq_err_t peer_add_host_candidate(peer_t *p, uint64_t now, const zq_addr_t *addr);
+
+/** Writes our offer (all local candidates included, a=setup:actpass). */
+zq_err_t peer_create_offer(peer_t *p, uint64_t now, char *sdp, size_t cap, size_t *len);
+
+/** Applies the peer's offer (when answering) or answer (when we offered). @p reason says why
+ *  a description was refused. Starts ICE once both descriptions are known. */
+zq_err_t peer_set_remote_description(peer_t *p, uint64_t now, const char *sdp, size_t len,
+                                     const char **reason);
+
+/** Writes our answer to the offer given before (a=setup:passive to an actpass offer). */
+zq_err_t peer_create_answer(peer_t *p, uint64_t now, char *sdp, size_t cap, size_t *len);
+
+/** A trickled remote candidate (the a=candidate value, with or without "candidate:"). */
+zq_err_t peer_add_remote_candidate(peer_t *p, uint64_t now, const char *line, size_t len);
+
+zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
+                              const zq_addr_t *remote, const uint8_t *data, size_t len);
+void peer_handle_timeout(peer_t *p, uint64_t now);
+uint64_t peer_next_timeout(const peer_t *p);
+bool peer_poll_transmit(peer_t *p, uint64_t now, peer_transmit_t *tx);
+bool peer_poll_event(peer_t *p, peer_event_t *ev);
+
+/* Data channels (see stack/sctp/datachannel.h for the semantics). */
+zq_err_t peer_open_channel(peer_t *p, uint64_t now, const char *label, const char *protocol,
+                           dc_type_t type, uint32_t reliability, uint16_t *id);
+zq_err_t peer_send(peer_t *p, uint64_t now, uint16_t channel, const uint8_t *data, size_t len,
+                   bool binary);
+zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel);
+bool peer_read(peer_t *p, uint64_t now, dc_message_t *msg);
+const dc_channel_t *peer_channel(const peer_t *p, uint16_t channel);
+
+/** Closes the connection: SCTP ABORT and DTLS close_notify, as browsers do on pc.close(). */
+void peer_close(peer_t *p, uint64_t now);
+
+peer_state_t peer_state(const peer_t *p);
+/** Our ICE username fragment: STUN to this node names it (for demultiplexing peers). */
+const char *peer_local_ufrag(const peer_t *p);
+/** Whether @p remote is an address this peer talks to (ICE's selected or known pair). */
+bool peer_owns_address(const peer_t *p, const zq_addr_t *remote);
+
+#endif /* ZQ_PEER_H */

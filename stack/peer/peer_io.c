@@ -1,0 +1,266 @@
+/* The moving parts: one demultiplexer (RFC 7983 §7), the layers started in order as each
+ * becomes possible (ICE, then DTLS on the selected pair, then SCTP inside DTLS, RFC 8261),
+ * one earliest deadline, and one transmit path that drains ICE, then DTLS, then SCTP. */
+#include <string.h>
+
+#include "stack/peer/peer_internal.h"
+
+/* ---- Starting layers -------------------------------------------------------------------- */
+
+static void start_dtls(peer_t *p, uint64_t now)
+{
+    /* The server binds HelloVerifyRequest cookies to the peer's transport address. */
+    uint8_t id[18];
+    memcpy(id, p->path_remote.ip, 16);
+    zq_store_be16(id + 16, p->path_remote.port);
+    if (dtls_start(&p->dtls, p->cfg.dtls, p->dtls_role, &p->remote_fingerprint, id, sizeof id,
+                   now) != ZQ_OK) {
+        p->dtls_failure = DTLS_FAIL_MEMORY;
+        peer_fail(p, PEER_FAIL_DTLS);
+        return;
+    }
+    p->dtls_started = true;
+}
+
+static void start_sctp(peer_t *p, uint64_t now)
+{
+    /* One SCTP packet per DTLS record (RFC 8261 §5): the MTU is what a record carries. */
+    size_t mtu = dtls_max_payload(&p->dtls) & ~(size_t)3;
+    p->sctp.cfg.mtu = (uint16_t)(mtu < p->sctp.cfg.mtu ? mtu : p->sctp.cfg.mtu);
+    p->sctp.cfg.remote_port = p->remote_sctp_port;
+    dc_init(&p->dc, &p->sctp, p->dtls_role == DTLS_ROLE_CLIENT, p->cfg.max_message,
+            p->remote_max_message);
+    (void)sctp_connect(&p->sctp, now); /* both sides connect (RFC 8841 §10.2) */
+    p->sctp_started = true;
+}
+
+void peer_advance(peer_t *p, uint64_t now)
+{
+    if (p->state == PEER_STATE_NEW && p->have_local && p->have_remote) {
+        p->state = PEER_STATE_CONNECTING;
+        (void)ice_agent_start(&p->ice, now);
+    }
+    peer_pump(p, now);
+}
+
+/* ---- The layers' events ------------------------------------------------------------------ */
+
+static void pump_ice(peer_t *p, uint64_t now)
+{
+    ice_event_t ev;
+    while (ice_agent_poll_event(&p->ice, &ev)) {
+        switch (ev.type) {
+        case ICE_EVENT_LOCAL_CANDIDATE: {
+            peer_push_event(p, PEER_EVENT_LOCAL_CANDIDATE, 0);
+            peer_event_t *e = &p->events[(p->ev_head + p->ev_count - 1) % ZQ_PEER_EVENT_QUEUE];
+            (void)ice_candidate_format(&ev.candidate, e->candidate, sizeof e->candidate);
+            break;
+        }
+        case ICE_EVENT_GATHERING_DONE:
+            peer_push_event(p, PEER_EVENT_GATHERING_DONE, 0);
+            break;
+        case ICE_EVENT_SELECTED_PAIR:
+            p->path_local = ev.local;
+            p->path_remote = ev.remote;
+            p->have_path = true;
+            if (!p->dtls_started && p->state == PEER_STATE_CONNECTING) {
+                start_dtls(p, now);
+            }
+            break;
+        case ICE_EVENT_DISCONNECTED:
+            peer_fail(p, PEER_FAIL_CONSENT);
+            break;
+        case ICE_EVENT_FAILED:
+            peer_fail(p, PEER_FAIL_ICE);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void pump_dtls(peer_t *p, uint64_t now)
+{
+    dtls_event_t ev;
+    while (p->dtls_started && dtls_poll_event(&p->dtls, &ev)) {
+        if (ev.type == DTLS_EVENT_CONNECTED) {
+            start_sctp(p, now);
+        } else if (ev.type == DTLS_EVENT_CLOSED) {
+            if (p->state != PEER_STATE_CLOSED && p->state != PEER_STATE_FAILED) {
+                p->state = PEER_STATE_CLOSED;
+                peer_push_event(p, PEER_EVENT_CLOSED, 0);
+            }
+        } else {
+            p->dtls_failure = ev.failure;
+            peer_fail(p, PEER_FAIL_DTLS);
+        }
+    }
+}
+
+static void pump_sctp(peer_t *p, uint64_t now)
+{
+    sctp_event_t ev;
+    while (p->sctp_started && sctp_poll_event(&p->sctp, &ev)) {
+        if (!dc_handle_sctp_event(&p->dc, now, &ev)) {
+            continue; /* a channel matter: reported below as a channel event */
+        }
+        switch (ev.type) {
+        case SCTP_EVENT_CONNECTED:
+            if (p->state == PEER_STATE_CONNECTING) {
+                p->state = PEER_STATE_CONNECTED;
+                peer_push_event(p, PEER_EVENT_CONNECTED, 0);
+            }
+            break;
+        case SCTP_EVENT_WRITABLE:
+            peer_push_event(p, PEER_EVENT_WRITABLE, 0);
+            break;
+        case SCTP_EVENT_ABORTED:
+        case SCTP_EVENT_CLOSED:
+            peer_fail(p, PEER_FAIL_SCTP);
+            break;
+        default:
+            break; /* RESTARTED: the channels closed; the association goes on */
+        }
+    }
+    dc_event_t dev;
+    while (p->sctp_started && dc_poll_event(&p->dc, &dev)) {
+        peer_event_type_t type = dev.type == DC_EVENT_OPEN     ? PEER_EVENT_CHANNEL_OPEN
+                                 : dev.type == DC_EVENT_CLOSED ? PEER_EVENT_CHANNEL_CLOSED
+                                                               : PEER_EVENT_BUFFERED_LOW;
+        peer_push_event(p, type, dev.id);
+    }
+}
+
+void peer_pump(peer_t *p, uint64_t now)
+{
+    pump_ice(p, now);
+    pump_dtls(p, now);
+    pump_sctp(p, now);
+}
+
+/* ---- Inputs ------------------------------------------------------------------------------ */
+
+bool peer_owns_address(const peer_t *p, const zq_addr_t *remote)
+{
+    if (p->have_path && zq_addr_equal(&p->path_remote, remote)) {
+        return true;
+    }
+    for (uint8_t i = 0; i < p->ice.n_remote; i++) {
+        if (zq_addr_equal(&p->ice.remote[i].addr, remote)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* DTLS application data is SCTP (RFC 8261): every record goes to the association. */
+static void deliver_dtls_records(peer_t *p, uint64_t now)
+{
+    uint8_t plain[MBEDTLS_SSL_IN_CONTENT_LEN];
+    int n;
+    while ((n = dtls_read(&p->dtls, plain, sizeof plain)) > 0) {
+        if (p->sctp_started) {
+            (void)sctp_handle_packet(&p->sctp, now, plain, (size_t)n);
+        }
+    }
+}
+
+zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
+                              const zq_addr_t *remote, const uint8_t *data, size_t len)
+{
+    p->stats.rx_datagrams++;
+    if (len == 0) {
+        p->stats.rx_demux_dropped++;
+        return ZQ_ERR_MALFORMED;
+    }
+    uint8_t first = data[0];
+    zq_err_t err = ZQ_OK;
+    if (first <= 3) {
+        err = ice_agent_handle_datagram(&p->ice, now, local, remote, data, len); /* STUN */
+    } else if (first >= 20 && first <= 63) {
+        if (!p->dtls_started || !peer_owns_address(p, remote)) {
+            p->stats.rx_dtls_dropped++; /* DTLS before ICE, or from an unchecked address */
+            err = ZQ_ERR_STATE;
+        } else {
+            err = dtls_handle_datagram(&p->dtls, now, data, len);
+            deliver_dtls_records(p, now);
+        }
+    } else {
+        p->stats.rx_demux_dropped++; /* 64-79 TURN channels, 128-191 RTP: not ours */
+        err = ZQ_ERR_UNSUPPORTED;
+    }
+    peer_pump(p, now);
+    return err;
+}
+
+void peer_handle_timeout(peer_t *p, uint64_t now)
+{
+    if (ice_agent_next_timeout(&p->ice) <= now) {
+        ice_agent_handle_timeout(&p->ice, now);
+    }
+    if (p->dtls_started && dtls_next_timeout(&p->dtls) <= now) {
+        dtls_handle_timeout(&p->dtls, now);
+    }
+    if (p->sctp_started && sctp_next_timeout(&p->sctp) <= now) {
+        sctp_handle_timeout(&p->sctp, now);
+    }
+    peer_pump(p, now);
+}
+
+uint64_t peer_next_timeout(const peer_t *p)
+{
+    uint64_t t = ice_agent_next_timeout(&p->ice);
+    if (p->dtls_started) {
+        t = zq_time_min(t, dtls_next_timeout(&p->dtls));
+    }
+    if (p->sctp_started) {
+        t = zq_time_min(t, sctp_next_timeout(&p->sctp));
+    }
+    return t;
+}
+
+/* ---- Output ------------------------------------------------------------------------------ */
+
+static bool lend(peer_transmit_t *tx, const zq_addr_t *local, const zq_addr_t *remote,
+                 const uint8_t *data, size_t len)
+{
+    tx->local = *local;
+    tx->remote = *remote;
+    tx->data = data;
+    tx->len = len;
+    return true;
+}
+
+/* Encrypts the association's next packet, if DTLS has room for it. */
+static bool next_sctp_record(peer_t *p, uint64_t now)
+{
+    if (!p->sctp_started) {
+        return false;
+    }
+    size_t n = sctp_poll_transmit(&p->sctp, now, p->out, sizeof p->out);
+    return n > 0 && dtls_write(&p->dtls, now, p->out, n) == ZQ_OK;
+}
+
+bool peer_poll_transmit(peer_t *p, uint64_t now, peer_transmit_t *tx)
+{
+    ice_transmit_t itx;
+    if (ice_agent_poll_transmit(&p->ice, &itx)) {
+        return lend(tx, &itx.local, &itx.remote, itx.data, itx.len);
+    }
+    if (!p->dtls_started || !p->have_path) {
+        return false;
+    }
+    const uint8_t *data;
+    size_t len;
+    if (dtls_poll_transmit(&p->dtls, &data, &len) ||
+        (next_sctp_record(p, now) && dtls_poll_transmit(&p->dtls, &data, &len))) {
+        return lend(tx, &p->path_local, &p->path_remote, data, len);
+    }
+    if (p->state == PEER_STATE_CLOSED && dtls_state(&p->dtls) == DTLS_STATE_CONNECTED) {
+        dtls_close(&p->dtls, now); /* after SCTP's ABORT: close_notify (RFC 5246 §7.2.1) */
+        if (dtls_poll_transmit(&p->dtls, &data, &len)) {
+            return lend(tx, &p->path_local, &p->path_remote, data, len);
+        }
+    }
+    return false;
+}

@@ -1,0 +1,297 @@
+/* Two zq peer connections over a simulated network: offer/answer in both directions, ICE
+ * (lite device against a full agent, and full against full), DTLS, SCTP and a data channel;
+ * 10,000 messages, then close. The SDP goes through its text form, as signalling carries it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dtls_pair.h"
+#include "simnet.h"
+#include "stack/peer/peer.h"
+#include "zq/crypto.h"
+
+typedef struct {
+    peer_t pc;
+    zq_addr_t addr;
+    bool connected, failed, closed;
+    int channels_open, channels_closed;
+    uint16_t channel;
+    unsigned long messages;
+    uint32_t crc;
+    peer_failure_t failure;
+} side_t;
+
+static side_t sides[2];
+static simnet_t net;
+static uint64_t now;
+
+static int setup(void **state)
+{
+    (void)state;
+    dtls_config_t cfg;
+    dtls_config_default(&cfg);
+    dtls_fixture_setup(&cfg, &cfg);
+    return 0;
+}
+
+static void pump(int i)
+{
+    side_t *s = &sides[i];
+    peer_transmit_t tx;
+    while (peer_poll_transmit(&s->pc, now, &tx)) {
+        simnet_send(&net, now, &tx.local, &tx.remote, tx.data, tx.len);
+    }
+    peer_event_t ev;
+    while (peer_poll_event(&s->pc, &ev)) {
+        switch (ev.type) {
+        case PEER_EVENT_CONNECTED:
+            s->connected = true;
+            break;
+        case PEER_EVENT_CHANNEL_OPEN:
+            s->channels_open++;
+            s->channel = ev.channel;
+            break;
+        case PEER_EVENT_CHANNEL_CLOSED:
+            s->channels_closed++;
+            break;
+        case PEER_EVENT_FAILED:
+            s->failed = true;
+            s->failure = ev.failure;
+            break;
+        case PEER_EVENT_CLOSED:
+            s->closed = true;
+            break;
+        default:
+            break;
+        }
+    }
+    dc_message_t m;
+    while (peer_read(&s->pc, now, &m)) {
+        s->crc = zq_crc32_update(s->crc, m.data, m.len);
+        s->messages += m.last;
+    }
+    /* Messages and events can produce output: send it now. */
+    while (peer_poll_transmit(&s->pc, now, &tx)) {
+        simnet_send(&net, now, &tx.local, &tx.remote, tx.data, tx.len);
+    }
+}
+
+static bool run(uint64_t until, bool (*done)(void))
+{
+    while (!(done != NULL && done())) {
+        uint64_t t = simnet_next_delivery(&net);
+        for (int i = 0; i < 2; i++) {
+            t = zq_time_min(t, peer_next_timeout(&sides[i].pc));
+        }
+        if (t > until) {
+            now = until;
+            return done != NULL && done();
+        }
+        now = t > now ? t : now;
+        simnet_packet_t pkt;
+        while (simnet_receive(&net, now, &pkt)) {
+            int i = zq_addr_equal(&pkt.to, &sides[0].addr) ? 0 : 1;
+            (void)peer_handle_datagram(&sides[i].pc, now, &pkt.to, &pkt.from, pkt.data, pkt.len);
+            pump(i);
+        }
+        for (int i = 0; i < 2; i++) {
+            if (peer_next_timeout(&sides[i].pc) <= now) {
+                peer_handle_timeout(&sides[i].pc, now);
+                pump(i);
+            }
+        }
+    }
+    return true;
+}
+
+static bool both_connected(void)
+{
+    return (sides[0].connected && sides[1].connected) || sides[0].failed || sides[1].failed;
+}
+
+/* Side 0 offers, side 1 answers; @p mode0/@p mode1 choose lite or full ICE. */
+static void connect(uint64_t seed, simnet_impairment_t impair, ice_mode_t mode0,
+                    ice_mode_t mode1)
+{
+    memset(sides, 0, sizeof sides);
+    simnet_init(&net, seed, impair);
+    now = 1000;
+    for (int i = 0; i < 2; i++) {
+        peer_config_t cfg;
+        peer_config_default(&cfg, &fx.rand, i == 0 ? &fx.ctx_a : &fx.ctx_b);
+        ice_config_default(&cfg.ice, i == 0 ? mode0 : mode1);
+        cfg.ice.rand = fx.rand;
+        assert_int_equal(peer_init(&sides[i].pc, &cfg), ZQ_OK);
+        sides[i].addr = zq_addr_v4(10, 0, 0, (uint8_t)(i + 1), (uint16_t)(5000 + i));
+        assert_int_equal(peer_add_host_candidate(&sides[i].pc, now, &sides[i].addr), ZQ_OK);
+        pump(i);
+    }
+    static char offer[PEER_SDP_MAX], answer[PEER_SDP_MAX];
+    size_t offer_len, answer_len;
+    const char *reason = NULL;
+    assert_int_equal(peer_create_offer(&sides[0].pc, now, offer, sizeof offer, &offer_len), ZQ_OK);
+    assert_int_equal(
+        peer_set_remote_description(&sides[1].pc, now, offer, offer_len, &reason), ZQ_OK);
+    assert_int_equal(peer_create_answer(&sides[1].pc, now, answer, sizeof answer, &answer_len),
+                     ZQ_OK);
+    assert_int_equal(
+        peer_set_remote_description(&sides[0].pc, now, answer, answer_len, &reason), ZQ_OK);
+    assert_non_null(strstr(answer, "a=setup:passive")); /* zq answers as DTLS server */
+    pump(0);
+    pump(1);
+    assert_true(run(now + 30000, both_connected));
+    assert_true(sides[0].connected && sides[1].connected);
+}
+
+static bool channel_ready(void)
+{
+    return sides[0].channels_open == 1 && sides[1].channels_open == 1;
+}
+
+static void exchange_10000(void)
+{
+    uint16_t id;
+    assert_int_equal(peer_open_channel(&sides[0].pc, now, "default-topic", "", DC_RELIABLE, 0,
+                                       &id),
+                     ZQ_OK);
+    pump(0);
+    assert_true(run(now + 10000, channel_ready));
+    assert_string_equal(peer_channel(&sides[1].pc, sides[1].channel)->label, "default-topic");
+    uint32_t crc = 0;
+    char msg[64];
+    for (unsigned i = 0; i < 10000;) {
+        int n = snprintf(msg, sizeof msg, "{\"seq\":%u}", i);
+        zq_err_t err = peer_send(&sides[0].pc, now, id, (const uint8_t *)msg, (size_t)n, false);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            pump(0);
+            run(now + 50, NULL);
+            continue;
+        }
+        assert_int_equal(err, ZQ_OK);
+        crc = zq_crc32_update(crc, (const uint8_t *)msg, (size_t)n);
+        i++;
+        if (i % 20 == 0) {
+            pump(0);
+        }
+    }
+    pump(0);
+    run(now + 20000, NULL);
+    assert_int_equal(sides[1].messages, 10000);
+    assert_int_equal(sides[1].crc, crc);
+}
+
+static bool both_closed(void)
+{
+    return sides[0].channels_closed == 1 && sides[1].channels_closed == 1;
+}
+
+static void close_channel(void)
+{
+    assert_int_equal(peer_close_channel(&sides[0].pc, now, sides[0].channel), ZQ_OK);
+    pump(0);
+    assert_true(run(now + 10000, both_closed));
+}
+
+static void full_agent_offers_to_lite_device_and_10000_messages_flow(void **state)
+{
+    (void)state;
+    connect(1, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE);
+    exchange_10000();
+    close_channel();
+}
+
+static void lite_device_offers_to_full_agent(void **state)
+{
+    (void)state;
+    connect(2, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_LITE, ICE_MODE_FULL);
+    exchange_10000();
+    close_channel();
+}
+
+static void full_agents_connect_through_loss(void **state)
+{
+    (void)state;
+    connect(3, (simnet_impairment_t){10, 2, 20, 5}, ICE_MODE_FULL, ICE_MODE_FULL);
+    exchange_10000();
+}
+
+static bool someone_closed(void)
+{
+    return sides[1].closed || sides[1].failed;
+}
+
+static void closing_the_connection_reaches_the_peer(void **state)
+{
+    (void)state;
+    connect(4, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE);
+    peer_close(&sides[0].pc, now);
+    pump(0);
+    assert_true(run(now + 10000, someone_closed));
+}
+
+static void answer_with_a_wrong_fingerprint_fails_dtls(void **state)
+{
+    (void)state;
+    memset(sides, 0, sizeof sides);
+    simnet_init(&net, 5, (simnet_impairment_t){0, 0, 5, 0});
+    now = 1000;
+    for (int i = 0; i < 2; i++) {
+        peer_config_t cfg;
+        peer_config_default(&cfg, &fx.rand, i == 0 ? &fx.ctx_a : &fx.ctx_b);
+        ice_config_default(&cfg.ice, i == 0 ? ICE_MODE_FULL : ICE_MODE_LITE);
+        cfg.ice.rand = fx.rand;
+        assert_int_equal(peer_init(&sides[i].pc, &cfg), ZQ_OK);
+        sides[i].addr = zq_addr_v4(10, 0, 0, (uint8_t)(i + 1), (uint16_t)(5000 + i));
+        peer_add_host_candidate(&sides[i].pc, now, &sides[i].addr);
+    }
+    static char offer[PEER_SDP_MAX], answer[PEER_SDP_MAX];
+    size_t offer_len, answer_len;
+    const char *reason = NULL;
+    peer_create_offer(&sides[0].pc, now, offer, sizeof offer, &offer_len);
+    peer_set_remote_description(&sides[1].pc, now, offer, offer_len, &reason);
+    peer_create_answer(&sides[1].pc, now, answer, sizeof answer, &answer_len);
+    char *fp = strstr(answer, "a=fingerprint:sha-256 ");
+    assert_non_null(fp);
+    fp[22] = fp[22] == 'A' ? 'B' : 'A'; /* a man in the middle's certificate */
+    assert_int_equal(peer_set_remote_description(&sides[0].pc, now, answer, answer_len, &reason),
+                     ZQ_OK);
+    pump(0);
+    pump(1);
+    run(now + 60000, both_connected);
+    assert_true(sides[0].failed);
+    assert_int_equal(sides[0].failure, PEER_FAIL_DTLS);
+    assert_false(sides[0].connected);
+}
+
+static void garbage_offer_is_refused_with_a_reason(void **state)
+{
+    (void)state;
+    peer_config_t cfg;
+    peer_config_default(&cfg, &fx.rand, &fx.ctx_a);
+    static peer_t pc;
+    assert_int_equal(peer_init(&pc, &cfg), ZQ_OK);
+    const char *reason = NULL;
+    static const char junk[] = "v=0\r\nthis is not sdp\r\n";
+    assert_int_not_equal(peer_set_remote_description(&pc, 0, junk, sizeof junk - 1, &reason),
+                         ZQ_OK);
+    assert_non_null(reason);
+    printf("    refused: %s\n", reason);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(full_agent_offers_to_lite_device_and_10000_messages_flow),
+        cmocka_unit_test(lite_device_offers_to_full_agent),
+        cmocka_unit_test(full_agents_connect_through_loss),
+        cmocka_unit_test(closing_the_connection_reaches_the_peer),
+        cmocka_unit_test(answer_with_a_wrong_fingerprint_fails_dtls),
+        cmocka_unit_test(garbage_offer_is_refused_with_a_reason),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
