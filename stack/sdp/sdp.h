@@ -150,9 +150,10 @@ typedef struct {
     uint64_t session_version;    /**< o= sess-version */
     zq_addr_t connection;        /**< the default destination: the c= address (media level
                                       wins) with the m= port. 0.0.0.0:9 when the peer had no
-                                      candidate yet (RFC 8829 §5.2.1); family ZQ_AF_NONE for
-                                      no c= or a host name. Parsed only: sdp_write() derives
-                                      it from candidates[0]. */
+                                      candidate yet (RFC 8829 §5.2.1), and from Pion 3.1.56
+                                      even after gathering: connect to the candidates, not to
+                                      this; family ZQ_AF_NONE for no c= or a host name. Parsed
+                                      only: sdp_write() derives it from candidates[0]. */
 } sdp_t;
 
 /** Clears @p sdp and sets the defaults a browser assumes when a line is absent: sctp_port 5000,

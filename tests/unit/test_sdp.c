@@ -1,6 +1,6 @@
-/* SDP for one data channel (stack/sdp): the real offers and answers of Chromium 156 and
- * aiortc 1.4 (tests/fixtures/sdp/, embedded below byte for byte), then one test per rule of
- * the reader, then the writer: exact text, Chromium's line order, round trips through the
+/* SDP for one data channel (stack/sdp): the real offers and answers of Chromium 156, aiortc 1.4
+ * and Pion 3.1.56 (tests/fixtures/sdp/, embedded below byte for byte), then one test per rule
+ * of the reader, then the writer: exact text, Chromium's line order, round trips through the
  * reader, and guard bytes around the output at every capacity. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,6 +146,73 @@ static const char chromium_offer_ungathered[] =
     "a=sctp-port:5000\r\n"
     "a=max-message-size:262144\r\n";
 
+/* Pion 3.1.56 (Debian 12's golang-github-pion-webrtc.v3-dev) through tests/interop/pion/, after
+ * gathering on loopback alone. Pion writes a=fingerprint at session level, keeps m= port 9 and
+ * c=IN IP4 0.0.0.0 even with candidates, writes each host candidate for components 1 and 2,
+ * writes no a=ice-options and no a=max-message-size, and adds a=sendrecv. */
+static const char pion_offer_gathered[] = /* pion3156-offer-gathered.sdp */
+    "v=0\r\n"
+    "o=- 7420134471047133177 1796014627 IN IP4 0.0.0.0\r\n"
+    "s=-\r\n"
+    "t=0 0\r\n"
+    "a=fingerprint:sha-256 60:23:84:F7:10:43:FB:4F:8D:6E:5E:26:07:D9:7E:1A:65:F2:C8:B1:BF:C9:"
+    "CD:F2:E2:28:C3:12:08:3B:AF:89\r\n"
+    "a=extmap-allow-mixed\r\n"
+    "a=group:BUNDLE 0\r\n"
+    "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"
+    "c=IN IP4 0.0.0.0\r\n"
+    "a=setup:actpass\r\n"
+    "a=mid:0\r\n"
+    "a=sendrecv\r\n"
+    "a=sctp-port:5000\r\n"
+    "a=ice-ufrag:OZQTxrxgesQQyslB\r\n"
+    "a=ice-pwd:tiYMXwPEQzKvVhuOLlTQEpcrnmUNZkge\r\n"
+    "a=candidate:2878742611 1 udp 2130706431 127.0.0.1 46645 typ host\r\n"
+    "a=candidate:2878742611 2 udp 2130706431 127.0.0.1 46645 typ host\r\n"
+    "a=end-of-candidates\r\n";
+
+static const char pion_answer_to_chromium[] = /* pion3156-answer-to-chromium.sdp */
+    "v=0\r\n"
+    "o=- 5207025692777927525 1796014629 IN IP4 0.0.0.0\r\n"
+    "s=-\r\n"
+    "t=0 0\r\n"
+    "a=fingerprint:sha-256 EC:6A:3B:10:A4:96:45:A4:DE:01:A9:1F:0B:E3:8F:32:23:EF:55:5F:EE:05:"
+    "0B:35:32:35:28:97:08:14:78:7D\r\n"
+    "a=extmap-allow-mixed\r\n"
+    "a=group:BUNDLE 0\r\n"
+    "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"
+    "c=IN IP4 0.0.0.0\r\n"
+    "a=setup:active\r\n"
+    "a=mid:0\r\n"
+    "a=sendrecv\r\n"
+    "a=sctp-port:5000\r\n"
+    "a=ice-ufrag:xrPbNnVcGJcuPIYo\r\n"
+    "a=ice-pwd:sijxnbTqiSeKACobUkmQCTCGzMkTIXlY\r\n"
+    "a=candidate:2878742611 1 udp 2130706431 127.0.0.1 56135 typ host\r\n"
+    "a=candidate:2878742611 2 udp 2130706431 127.0.0.1 56135 typ host\r\n"
+    "a=end-of-candidates\r\n";
+
+/* Pion answers aiortc's legacy offer (DTLS/SCTP 5000, a=sctpmap) in the RFC 8841 form. */
+static const char pion_answer_to_legacy[] = /* pion3156-answer-to-aiortc-legacy.sdp */
+    "v=0\r\n"
+    "o=- 1449416742295924937 1796014629 IN IP4 0.0.0.0\r\n"
+    "s=-\r\n"
+    "t=0 0\r\n"
+    "a=fingerprint:sha-256 1A:3C:4F:E4:78:E9:15:9B:89:7D:72:FF:C7:47:87:1B:58:D1:0C:58:AF:98:"
+    "CE:C5:38:E8:9C:55:D7:7D:74:B4\r\n"
+    "a=group:BUNDLE 0\r\n"
+    "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n"
+    "c=IN IP4 0.0.0.0\r\n"
+    "a=setup:active\r\n"
+    "a=mid:0\r\n"
+    "a=sendrecv\r\n"
+    "a=sctp-port:5000\r\n"
+    "a=ice-ufrag:fpZhvYnrMzjMrzQt\r\n"
+    "a=ice-pwd:oOgBXVivlZluqXvPzXqySPUQkuyYojRC\r\n"
+    "a=candidate:2878742611 1 udp 2130706431 127.0.0.1 43443 typ host\r\n"
+    "a=candidate:2878742611 2 udp 2130706431 127.0.0.1 43443 typ host\r\n"
+    "a=end-of-candidates\r\n";
+
 /* What each capture must parse to, field by field. */
 typedef struct {
     const char *text;
@@ -157,11 +224,12 @@ typedef struct {
     bool legacy;
     bool trickle;
     bool end_of_candidates;
-    uint16_t skipped; /* Chromium's TCP candidate on port 9 */
-    uint16_t port;    /* m= port, and the one UDP candidate's */
+    uint16_t skipped; /* Chromium's TCP candidate on port 9, Pion's component 2 */
+    uint16_t port;    /* the one UDP candidate's, and the m= port unless dummy_destination */
     uint32_t priority;
     uint64_t session_id;
     uint64_t session_version;
+    bool dummy_destination; /* m= port 9 and c=IN IP4 0.0.0.0 despite a candidate (Pion) */
 } fixture_t;
 
 static const fixture_t fx_chromium_offer_gathered = {
@@ -170,7 +238,7 @@ static const fixture_t fx_chromium_offer_gathered = {
      0x89, 0x5B, 0x54, 0xE7, 0x5D, 0x8C, 0x14, 0xEF, 0x9A, 0xEE, 0x30,
      0x84, 0xEB, 0x2A, 0x6E, 0xC3, 0xDC, 0x67, 0x79, 0x77, 0xE8},
     SDP_SETUP_ACTPASS, 262144, false, true, false, 1, 42993, 2122260223u,
-    5142315552985827675u, 2};
+    5142315552985827675u, 2, false};
 
 static const fixture_t fx_chromium_offer_to_aiortc = {
     chromium_offer_to_aiortc, "fQxq", "tyTgZKV0D3A1AVE69VKFmQ2h",
@@ -178,7 +246,7 @@ static const fixture_t fx_chromium_offer_to_aiortc = {
      0xA6, 0x1B, 0xD4, 0xCB, 0x5C, 0x1C, 0x77, 0xB2, 0x78, 0x47, 0xFF,
      0x87, 0xA2, 0x3D, 0xBE, 0xE4, 0x1D, 0x0B, 0xEA, 0xFB, 0xAC},
     SDP_SETUP_ACTPASS, 262144, false, true, false, 1, 52274, 2122260223u,
-    613458183532406418u, 2};
+    613458183532406418u, 2, false};
 
 /* Chromium answers the legacy form in kind, and then writes no a=max-message-size. */
 static const fixture_t fx_chromium_answer_to_legacy = {
@@ -187,7 +255,7 @@ static const fixture_t fx_chromium_answer_to_legacy = {
      0xF8, 0x02, 0xF3, 0x2A, 0xF9, 0x93, 0xC4, 0x85, 0xFD, 0xCC, 0xD1,
      0x87, 0x35, 0xE5, 0x8C, 0xB4, 0xD3, 0xB2, 0x21, 0x5D, 0x37},
     SDP_SETUP_ACTIVE, 65536, true, true, false, 0, 45606, 2122260223u,
-    183369880968675566u, 2};
+    183369880968675566u, 2, false};
 
 static const fixture_t fx_aiortc_offer_legacy = {
     aiortc_offer_legacy, "7M0d", "cvmoU5K5OHopEcWAi6btxa",
@@ -195,7 +263,7 @@ static const fixture_t fx_aiortc_offer_legacy = {
      0x76, 0xCD, 0xB6, 0x76, 0x8A, 0x2C, 0xE6, 0xEA, 0x81, 0x34, 0xEB,
      0x06, 0x50, 0xB5, 0x7E, 0xDB, 0x21, 0xB2, 0xC1, 0xC8, 0x11},
     SDP_SETUP_ACTPASS, 65536, true, false, true, 0, 44323, 2130706431u,
-    4004995501u, 4004995501u};
+    4004995501u, 4004995501u, false};
 
 static const fixture_t fx_aiortc_answer = {
     aiortc_answer, "r4pG", "zBLY9sq6wiGxqZZYWlXF4H",
@@ -203,11 +271,37 @@ static const fixture_t fx_aiortc_answer = {
      0x42, 0x3D, 0xB6, 0xC9, 0xB8, 0x0E, 0xD8, 0x67, 0x80, 0xF0, 0xA3,
      0xDB, 0xA3, 0xAB, 0x7D, 0xC3, 0xCB, 0xAA, 0x7D, 0x69, 0x3C},
     SDP_SETUP_ACTIVE, 65536, false, false, true, 0, 37386, 2130706431u,
-    4004995501u, 4004995501u};
+    4004995501u, 4004995501u, false};
+
+/* Pion: 16-character ufrag, 32-character password, no a=ice-options, no a=max-message-size. */
+static const fixture_t fx_pion_offer_gathered = {
+    pion_offer_gathered, "OZQTxrxgesQQyslB", "tiYMXwPEQzKvVhuOLlTQEpcrnmUNZkge",
+    {0x60, 0x23, 0x84, 0xF7, 0x10, 0x43, 0xFB, 0x4F, 0x8D, 0x6E, 0x5E,
+     0x26, 0x07, 0xD9, 0x7E, 0x1A, 0x65, 0xF2, 0xC8, 0xB1, 0xBF, 0xC9,
+     0xCD, 0xF2, 0xE2, 0x28, 0xC3, 0x12, 0x08, 0x3B, 0xAF, 0x89},
+    SDP_SETUP_ACTPASS, 65536, false, false, true, 1, 46645, 2130706431u,
+    7420134471047133177u, 1796014627u, true};
+
+static const fixture_t fx_pion_answer_to_chromium = {
+    pion_answer_to_chromium, "xrPbNnVcGJcuPIYo", "sijxnbTqiSeKACobUkmQCTCGzMkTIXlY",
+    {0xEC, 0x6A, 0x3B, 0x10, 0xA4, 0x96, 0x45, 0xA4, 0xDE, 0x01, 0xA9,
+     0x1F, 0x0B, 0xE3, 0x8F, 0x32, 0x23, 0xEF, 0x55, 0x5F, 0xEE, 0x05,
+     0x0B, 0x35, 0x32, 0x35, 0x28, 0x97, 0x08, 0x14, 0x78, 0x7D},
+    SDP_SETUP_ACTIVE, 65536, false, false, true, 1, 56135, 2130706431u,
+    5207025692777927525u, 1796014629u, true};
+
+static const fixture_t fx_pion_answer_to_legacy = {
+    pion_answer_to_legacy, "fpZhvYnrMzjMrzQt", "oOgBXVivlZluqXvPzXqySPUQkuyYojRC",
+    {0x1A, 0x3C, 0x4F, 0xE4, 0x78, 0xE9, 0x15, 0x9B, 0x89, 0x7D, 0x72,
+     0xFF, 0xC7, 0x47, 0x87, 0x1B, 0x58, 0xD1, 0x0C, 0x58, 0xAF, 0x98,
+     0xCE, 0xC5, 0x38, 0xE8, 0x9C, 0x55, 0xD7, 0x7D, 0x74, 0xB4},
+    SDP_SETUP_ACTIVE, 65536, false, false, true, 1, 43443, 2130706431u,
+    1449416742295924937u, 1796014629u, true};
 
 static const char *const captures[] = {
     chromium_offer_gathered, chromium_offer_to_aiortc, chromium_answer_to_legacy,
     aiortc_offer_legacy,     aiortc_answer,            chromium_offer_ungathered,
+    pion_offer_gathered,     pion_answer_to_chromium,  pion_answer_to_legacy,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -337,9 +431,11 @@ static void check_fixture(const fixture_t *f)
     assert_int_equal(s.end_of_candidates, f->end_of_candidates);
     zq_addr_t loopback = zq_addr_v4(127, 0, 0, 1, f->port);
     assert_true(zq_addr_equal(&s.candidates[0].addr, &loopback));
+    assert_int_equal(s.candidates[0].component, 1);
     assert_int_equal(s.candidates[0].priority, f->priority);
     assert_int_equal(s.candidates[0].type, ICE_CAND_HOST);
-    assert_true(zq_addr_equal(&s.connection, &loopback));
+    zq_addr_t dummy = zq_addr_v4(0, 0, 0, 0, 9);
+    assert_true(zq_addr_equal(&s.connection, f->dummy_destination ? &dummy : &loopback));
     assert_true(s.session_id == f->session_id);
     assert_true(s.session_version == f->session_version);
 }
@@ -374,6 +470,38 @@ static void aiortc_answer_parses_with_exact_values(void **state)
 {
     (void)state;
     check_fixture(&fx_aiortc_answer);
+}
+
+/* Pion's component-2 twin of its one host candidate is skipped; the candidate kept is the
+ * component-1 one, with Pion's foundation. */
+static void check_pion_candidate(const fixture_t *f)
+{
+    sdp_t s;
+    parse_ok(f->text, &s);
+    assert_string_equal(s.candidates[0].foundation, "2878742611");
+    assert_int_equal(s.candidates[0].related.family, ZQ_AF_NONE);
+}
+
+static void pion_offer_parses_with_exact_values(void **state)
+{
+    (void)state;
+    check_fixture(&fx_pion_offer_gathered);
+    check_pion_candidate(&fx_pion_offer_gathered);
+}
+
+static void pion_answer_to_chromium_parses_with_exact_values(void **state)
+{
+    (void)state;
+    check_fixture(&fx_pion_answer_to_chromium);
+    check_pion_candidate(&fx_pion_answer_to_chromium);
+}
+
+/* Pion accepts the legacy offer but answers in the RFC 8841 form: legacy_sctpmap is false. */
+static void pion_answer_to_legacy_offer_parses_with_exact_values(void **state)
+{
+    (void)state;
+    check_fixture(&fx_pion_answer_to_legacy);
+    check_pion_candidate(&fx_pion_answer_to_legacy);
 }
 
 /* What a ZeroQ browser sends: its offer right after setLocalDescription, before gathering. */
@@ -1532,7 +1660,9 @@ static void write_parse_round_trip_legacy(void **state)
     round_trip(&s, SDP_ANSWER, &back);
 }
 
-/* Each capture, read, written and read again, keeps every field zq writes. */
+/* Each capture, read, written and read again, keeps every field zq writes. The default
+ * destination zq writes is its first candidate: for Pion, which keeps 0.0.0.0:9 after
+ * gathering, that is not the destination read. */
 static void fixtures_survive_write_and_parse(void **state)
 {
     (void)state;
@@ -1541,7 +1671,8 @@ static void fixtures_survive_write_and_parse(void **state)
         parse_ok(captures[i], &s);
         sdp_t back;
         round_trip(&s, s.setup == SDP_SETUP_ACTPASS ? SDP_OFFER : SDP_ANSWER, &back);
-        assert_true(zq_addr_equal(&back.connection, &s.connection));
+        const zq_addr_t *dest = s.n_candidates > 0 ? &s.candidates[0].addr : &s.connection;
+        assert_true(zq_addr_equal(&back.connection, dest));
     }
 }
 
@@ -1746,6 +1877,9 @@ int main(void)
         cmocka_unit_test(chromium_answer_to_legacy_offer_parses_with_exact_values),
         cmocka_unit_test(aiortc_legacy_offer_parses_with_exact_values),
         cmocka_unit_test(aiortc_answer_parses_with_exact_values),
+        cmocka_unit_test(pion_offer_parses_with_exact_values),
+        cmocka_unit_test(pion_answer_to_chromium_parses_with_exact_values),
+        cmocka_unit_test(pion_answer_to_legacy_offer_parses_with_exact_values),
         cmocka_unit_test(chromium_offer_without_candidates_parses_with_none),
         cmocka_unit_test(chromium_offer_before_gathering_parses_with_no_candidates),
         cmocka_unit_test(bare_lf_line_endings_are_accepted),
