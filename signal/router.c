@@ -1,0 +1,339 @@
+/* The signalling server's rooms (see router.h for what it promises). */
+#include <string.h>
+
+#include "signal/json.h"
+#include "signal/router.h"
+#include "zq/crypto.h"
+
+void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, void *send_ctx)
+{
+    memset(r, 0, sizeof *r);
+    r->rand = *rand;
+    r->send = send;
+    r->send_ctx = send_ctx;
+}
+
+void sig_router_require_tokens(sig_router_t *r, const uint8_t *key, size_t key_len)
+{
+    r->token_key = key;
+    r->token_key_len = key_len;
+}
+
+/* ---- Ids and tokens --------------------------------------------------------------------- */
+
+/* 128 random bits as 22 base64url characters: unguessable, URL- and JSON-safe. */
+static void new_id(sig_router_t *r, char out[SIG_ID_LEN + 1])
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    uint8_t bytes[SIG_ID_LEN];
+    (void)zq_rand_bytes(&r->rand, bytes, sizeof bytes);
+    for (size_t i = 0; i < SIG_ID_LEN; i++) {
+        /* 6 bits of each byte: 22 x 6 = 132 bits of randomness, uniform */
+        out[i] = alphabet[bytes[i] & 63u];
+    }
+    out[SIG_ID_LEN] = '\0';
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static bool parse_token(const char *hex, uint8_t out[32])
+{
+    if (hex == NULL || strlen(hex) != 64) {
+        return false;
+    }
+    for (size_t i = 0; i < 32; i++) {
+        int hi = hex_value(hex[2 * i]);
+        int lo = hex_value(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            return false;
+        }
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
+}
+
+void sig_room_token(const uint8_t *key, size_t key_len, const char *room, char out[65])
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t mac[ZQ_SHA256_LEN];
+    zq_hmac_sha256(key, key_len, (const uint8_t *)room, strlen(room), mac);
+    for (size_t i = 0; i < sizeof mac; i++) {
+        out[2 * i] = hex[mac[i] >> 4];
+        out[2 * i + 1] = hex[mac[i] & 15u];
+    }
+    out[64] = '\0';
+}
+
+static bool token_allows(const sig_router_t *r, const sig_client_slot_t *c, const char *room)
+{
+    if (r->token_key == NULL) {
+        return true;
+    }
+    uint8_t want[ZQ_SHA256_LEN];
+    zq_hmac_sha256(r->token_key, r->token_key_len, (const uint8_t *)room, strlen(room), want);
+    return c->has_token && zq_consttime_equal(want, c->token, sizeof want);
+}
+
+/* ---- Frames out ------------------------------------------------------------------------- */
+
+/* {"type":<type>,<key>:<value>}: welcome, peer_joined and peer_left name a peer; error says
+ * why the router refused something (ZeroQ clients ignore types they do not know). */
+static void send_pair(sig_router_t *r, unsigned to, const char *type, const char *key,
+                      const char *value)
+{
+    json_writer_t w;
+    json_writer_init(&w, r->frame, sizeof r->frame);
+    json_object_begin(&w);
+    json_key(&w, "type");
+    json_string(&w, type, strlen(type));
+    json_key(&w, key);
+    json_string(&w, value, strlen(value));
+    json_object_end(&w);
+    size_t len = json_finish(&w);
+    if (len > 0) {
+        r->send(r->send_ctx, to, r->frame, len);
+    }
+}
+
+static void send_about(sig_router_t *r, unsigned to, const char *type, const char *id)
+{
+    send_pair(r, to, type, "peerId", id);
+}
+
+/* ---- Clients ---------------------------------------------------------------------------- */
+
+zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, const char *token, unsigned *client)
+{
+    for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        sig_client_slot_t *c = &r->clients[i];
+        if (c->used) {
+            continue;
+        }
+        memset(c, 0, sizeof *c);
+        c->used = true;
+        c->last_seen = now;
+        c->has_token = parse_token(token, c->token);
+        new_id(r, c->id);
+        *client = i;
+        send_about(r, i, "welcome", c->id);
+        return ZQ_OK;
+    }
+    return ZQ_ERR_CAPACITY;
+}
+
+static bool in_same_room(const sig_client_slot_t *a, const sig_client_slot_t *b)
+{
+    return a != b && a->used && b->used && a->joined && b->joined &&
+           strcmp(a->room, b->room) == 0;
+}
+
+/* Tells the rest of @p c's room that @p type ("peer_joined" / "peer_left") happened. */
+static void tell_room(sig_router_t *r, unsigned c, const char *type)
+{
+    for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        if (in_same_room(&r->clients[i], &r->clients[c])) {
+            send_about(r, i, type, r->clients[c].id);
+        }
+    }
+}
+
+void sig_router_disconnect(sig_router_t *r, unsigned client)
+{
+    if (client >= ZQ_SIG_MAX_CLIENTS || !r->clients[client].used) {
+        return;
+    }
+    if (r->clients[client].joined) {
+        tell_room(r, client, "peer_left");
+    }
+    memset(&r->clients[client], 0, sizeof r->clients[client]);
+}
+
+unsigned sig_router_client_count(const sig_router_t *r)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        n += r->clients[i].used;
+    }
+    return n;
+}
+
+void sig_router_touch(sig_router_t *r, uint64_t now, unsigned client)
+{
+    if (client < ZQ_SIG_MAX_CLIENTS && r->clients[client].used) {
+        r->clients[client].last_seen = now;
+    }
+}
+
+int sig_router_find_idle(const sig_router_t *r, uint64_t now, uint64_t idle_ms)
+{
+    for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        if (r->clients[i].used && now - r->clients[i].last_seen >= idle_ms) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* ---- Frames in -------------------------------------------------------------------------- */
+
+static bool string_field(sig_router_t *r, json_value_t obj, const char *key, size_t max)
+{
+    json_value_t v;
+    size_t len;
+    /* A \u0000 inside would make the C string name someone else: refused. */
+    return json_object_get(obj, key, &v) == ZQ_OK && json_type(v) == JSON_STRING &&
+           json_get_string(v, r->scratch, max + 1, &len) == ZQ_OK && len > 0 &&
+           strlen(r->scratch) == len;
+}
+
+static void handle_join(sig_router_t *r, unsigned c, json_value_t doc)
+{
+    sig_client_slot_t *me = &r->clients[c];
+    if (!string_field(r, doc, "topicId", ZQ_SIG_ROOM_MAX)) {
+        r->dropped_frames++;
+        return;
+    }
+    if (!token_allows(r, me, r->scratch)) {
+        r->refused_joins++;
+        send_pair(r, c, "error", "reason", "this room needs a valid ?token=");
+        return;
+    }
+    if (me->joined && strcmp(me->room, r->scratch) == 0) {
+        return; /* ZeroQ joins again after every reconnect: nothing new to say */
+    }
+    if (me->joined) {
+        tell_room(r, c, "peer_left");
+    }
+    memcpy(me->room, r->scratch, strlen(r->scratch) + 1);
+    me->joined = true;
+    tell_room(r, c, "peer_joined"); /* only those already there dial: no glare */
+}
+
+static int find_client(const sig_router_t *r, const char *id)
+{
+    for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        if (r->clients[i].used && strcmp(r->clients[i].id, id) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* Re-writes the frame member by member, with peerId now naming the sender. */
+static size_t rewrite_sender(sig_router_t *r, json_value_t doc, const char *sender)
+{
+    json_writer_t w;
+    json_writer_init(&w, r->frame, sizeof r->frame);
+    json_object_begin(&w);
+    json_iter_t it;
+    json_value_t key;
+    json_value_t value;
+    json_iter_init(&it, doc);
+    while (json_iter_next(&it, &key, &value)) {
+        char name[32];
+        size_t name_len;
+        if (json_get_string(key, name, sizeof name, &name_len) != ZQ_OK ||
+            strcmp(name, "peerId") == 0) {
+            continue; /* written below; long keys are nothing ZeroQ reads */
+        }
+        json_key(&w, name);
+        json_raw(&w, value);
+    }
+    json_key(&w, "peerId");
+    json_string(&w, sender, strlen(sender));
+    json_object_end(&w);
+    return json_finish(&w);
+}
+
+static void forward(sig_router_t *r, unsigned c, json_value_t doc)
+{
+    if (!r->clients[c].joined || !string_field(r, doc, "peerId", ZQ_SIG_ID_MAX)) {
+        r->dropped_frames++;
+        return;
+    }
+    int to = find_client(r, r->scratch);
+    /* Self-addressed (ZeroQ gossips our own id back to us) or outside the room: dropped. */
+    if (to < 0 || !in_same_room(&r->clients[to], &r->clients[c])) {
+        r->dropped_frames++;
+        return;
+    }
+    size_t len = rewrite_sender(r, doc, r->clients[c].id);
+    if (len == 0) {
+        r->dropped_frames++;
+        return;
+    }
+    r->send(r->send_ctx, (unsigned)to, r->frame, len);
+}
+
+static void remember_name(sig_router_t *r, sig_name_set_t *set, json_value_t doc,
+                          const char *key)
+{
+    if (!string_field(r, doc, key, ZQ_SIG_NAME_MAX)) {
+        return;
+    }
+    for (uint16_t i = 0; i < set->count; i++) {
+        if (strcmp(set->names[i], r->scratch) == 0) {
+            return;
+        }
+    }
+    if (set->count < ZQ_SIG_MAX_NAMES) {
+        memcpy(set->names[set->count++], r->scratch, strlen(r->scratch) + 1);
+    }
+}
+
+void sig_router_frame(sig_router_t *r, uint64_t now, unsigned client, const char *frame,
+                      size_t len)
+{
+    json_value_t doc;
+    json_value_t type;
+    if (client >= ZQ_SIG_MAX_CLIENTS || !r->clients[client].used) {
+        return;
+    }
+    r->clients[client].last_seen = now;
+    if (json_parse(frame, len, &doc) != ZQ_OK || json_type(doc) != JSON_OBJECT ||
+        json_object_get(doc, "type", &type) != ZQ_OK) {
+        r->dropped_frames++;
+        return;
+    }
+    if (json_string_equals(type, "join")) {
+        handle_join(r, client, doc);
+    } else if (json_string_equals(type, "offer") || json_string_equals(type, "answer") ||
+               json_string_equals(type, "ice_candidate")) {
+        forward(r, client, doc);
+    } else if (json_string_equals(type, "create_topic") || json_string_equals(type, "subscribe")) {
+        remember_name(r, &r->topics, doc, "topic");
+    } else if (json_string_equals(type, "create_queue") || json_string_equals(type, "consume")) {
+        remember_name(r, &r->queues, doc, "queue");
+    }
+    /* Anything else: ignored, as ZeroQ's clients ignore what they do not know. */
+}
+
+static size_t names_json(const sig_name_set_t *set, char *out, size_t cap)
+{
+    json_writer_t w;
+    json_writer_init(&w, out, cap);
+    json_array_begin(&w);
+    for (uint16_t i = 0; i < set->count; i++) {
+        json_string(&w, set->names[i], strlen(set->names[i]));
+    }
+    json_array_end(&w);
+    return json_finish(&w);
+}
+
+size_t sig_router_topics_json(const sig_router_t *r, char *out, size_t cap)
+{
+    return names_json(&r->topics, out, cap);
+}
+
+size_t sig_router_queues_json(const sig_router_t *r, char *out, size_t cap)
+{
+    return names_json(&r->queues, out, cap);
+}

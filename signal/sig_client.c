@@ -1,0 +1,143 @@
+/* The client side of ZeroQ's signalling frames (docs/zeroq-wire.md §1). */
+#include <string.h>
+
+#include "signal/json.h"
+#include "signal/sig_client.h"
+
+static zq_err_t copy_string(json_value_t v, char *out, size_t cap, size_t *len)
+{
+    if (json_type(v) != JSON_STRING) {
+        return ZQ_ERR_MALFORMED;
+    }
+    return json_get_string(v, out, cap, len) == ZQ_OK ? ZQ_OK : ZQ_ERR_TOO_LONG;
+}
+
+static zq_err_t take_peer(json_value_t frame, sig_event_t *ev)
+{
+    json_value_t id;
+    size_t len;
+    if (json_object_get(frame, "peerId", &id) != ZQ_OK) {
+        return ZQ_ERR_MALFORMED;
+    }
+    return copy_string(id, ev->peer, sizeof ev->peer, &len);
+}
+
+/* The text inside `sdp: {type, sdp}` or `candidate: {candidate, ...}`. */
+static zq_err_t take_inner(json_value_t frame, const char *outer, const char *inner,
+                           sig_event_t *ev)
+{
+    json_value_t obj;
+    json_value_t text;
+    if (json_object_get(frame, outer, &obj) != ZQ_OK || json_type(obj) != JSON_OBJECT ||
+        json_object_get(obj, inner, &text) != ZQ_OK) {
+        return ZQ_ERR_MALFORMED;
+    }
+    return copy_string(text, ev->text, sizeof ev->text, &ev->text_len);
+}
+
+static sig_event_type_t type_of(json_value_t type)
+{
+    static const struct {
+        const char *name;
+        sig_event_type_t type;
+    } types[] = {
+        {"welcome", SIG_EVENT_WELCOME},     {"peer_joined", SIG_EVENT_PEER_JOINED},
+        {"peer_left", SIG_EVENT_PEER_LEFT}, {"offer", SIG_EVENT_OFFER},
+        {"answer", SIG_EVENT_ANSWER},       {"ice_candidate", SIG_EVENT_CANDIDATE},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        if (json_string_equals(type, types[i].name)) {
+            return types[i].type;
+        }
+    }
+    return SIG_EVENT_NONE;
+}
+
+zq_err_t sig_parse_frame(const char *frame, size_t len, sig_event_t *ev)
+{
+    json_value_t doc;
+    json_value_t type;
+    memset(ev, 0, offsetof(sig_event_t, text));
+    ev->text[0] = '\0';
+    ev->text_len = 0;
+    if (json_parse(frame, len, &doc) != ZQ_OK || json_type(doc) != JSON_OBJECT ||
+        json_object_get(doc, "type", &type) != ZQ_OK) {
+        return ZQ_ERR_MALFORMED;
+    }
+    ev->type = type_of(type);
+    switch (ev->type) {
+    case SIG_EVENT_NONE:
+        return ZQ_OK;
+    case SIG_EVENT_OFFER:
+    case SIG_EVENT_ANSWER: {
+        zq_err_t err = take_peer(doc, ev);
+        return err == ZQ_OK ? take_inner(doc, "sdp", "sdp", ev) : err;
+    }
+    case SIG_EVENT_CANDIDATE: {
+        zq_err_t err = take_peer(doc, ev);
+        return err == ZQ_OK ? take_inner(doc, "candidate", "candidate", ev) : err;
+    }
+    default:
+        return take_peer(doc, ev);
+    }
+}
+
+size_t sig_write_join(const char *room, char *out, size_t cap)
+{
+    json_writer_t w;
+    json_writer_init(&w, out, cap);
+    json_object_begin(&w);
+    json_key(&w, "type");
+    json_string(&w, "join", 4);
+    json_key(&w, "topicId");
+    json_string(&w, room, strlen(room));
+    json_object_end(&w);
+    return json_finish(&w);
+}
+
+size_t sig_write_description(bool offer, const char *to, const char *sdp, size_t sdp_len,
+                             char *out, size_t cap)
+{
+    const char *kind = offer ? "offer" : "answer";
+    json_writer_t w;
+    json_writer_init(&w, out, cap);
+    json_object_begin(&w);
+    json_key(&w, "type");
+    json_string(&w, kind, strlen(kind));
+    json_key(&w, "peerId");
+    json_string(&w, to, strlen(to));
+    json_key(&w, "sdp"); /* RTCSessionDescription's JSON form (zeroq-wire.md §1) */
+    json_object_begin(&w);
+    json_key(&w, "type");
+    json_string(&w, kind, strlen(kind));
+    json_key(&w, "sdp");
+    json_string(&w, sdp, sdp_len);
+    json_object_end(&w);
+    json_object_end(&w);
+    return json_finish(&w);
+}
+
+size_t sig_write_candidate(const char *to, const char *line, const char *ufrag, char *out,
+                           size_t cap)
+{
+    json_writer_t w;
+    json_writer_init(&w, out, cap);
+    json_object_begin(&w);
+    json_key(&w, "type");
+    json_string(&w, "ice_candidate", 13);
+    json_key(&w, "peerId");
+    json_string(&w, to, strlen(to));
+    json_key(&w, "candidate"); /* RTCIceCandidate's JSON form */
+    json_object_begin(&w);
+    json_key(&w, "candidate");
+    json_string(&w, line, strlen(line));
+    json_key(&w, "sdpMid");
+    json_string(&w, "0", 1);
+    json_key(&w, "sdpMLineIndex");
+    json_int64(&w, 0);
+    json_key(&w, "usernameFragment");
+    json_string(&w, ufrag, strlen(ufrag));
+    json_object_end(&w);
+    json_object_end(&w);
+    return json_finish(&w);
+}

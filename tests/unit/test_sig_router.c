@@ -1,0 +1,491 @@
+/* The signalling server's room router: ids, rooms, forwarding, bounds (signal/router.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "signal/json.h"
+#include "signal/router.h"
+#include "test_rand.h"
+
+/* Every frame the router sends, in order, with its addressee. */
+#define SENT_MAX 8192
+#define SENT_FRAME_MAX 512
+
+typedef struct {
+    unsigned to;
+    char frame[SENT_FRAME_MAX];
+    size_t len;
+} sent_t;
+
+typedef struct {
+    sig_router_t router;
+    test_rand_t rng;
+    sent_t sent[SENT_MAX];
+    size_t n_sent;
+    size_t n_overflow;
+} fixture_t;
+
+static fixture_t fx;
+
+static void record(void *ctx, unsigned client, const char *frame, size_t len)
+{
+    fixture_t *f = ctx;
+    if (f->n_sent == SENT_MAX || len >= SENT_FRAME_MAX) {
+        f->n_overflow++;
+        return;
+    }
+    sent_t *s = &f->sent[f->n_sent++];
+    s->to = client;
+    memcpy(s->frame, frame, len);
+    s->frame[len] = '\0';
+    s->len = len;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&fx, 0, sizeof fx);
+    zq_rand_t rand = test_rand(&fx.rng, 7);
+    sig_router_init(&fx.router, &rand, record, &fx);
+    return 0;
+}
+
+static unsigned connect_client(const char *token)
+{
+    unsigned c = 0;
+    assert_int_equal(sig_router_connect(&fx.router, 0, token, &c), ZQ_OK);
+    return c;
+}
+
+static void say(unsigned client, const char *frame)
+{
+    sig_router_frame(&fx.router, 0, client, frame, strlen(frame));
+}
+
+static void join(unsigned client, const char *room)
+{
+    char frame[256];
+    snprintf(frame, sizeof frame, "{\"type\":\"join\",\"topicId\":\"%s\"}", room);
+    say(client, frame);
+}
+
+/* The string member @p key of a recorded frame. */
+static const char *member(const sent_t *s, const char *key)
+{
+    static char out[SENT_FRAME_MAX];
+    json_value_t doc;
+    json_value_t v;
+    assert_int_equal(json_parse(s->frame, s->len, &doc), ZQ_OK);
+    if (json_object_get(doc, key, &v) != ZQ_OK) {
+        return NULL;
+    }
+    assert_int_equal(json_get_string(v, out, sizeof out, NULL), ZQ_OK);
+    return out;
+}
+
+/* The id the router gave @p client in its welcome. */
+static const char *id_of(unsigned client)
+{
+    static char ids[4][SIG_ID_LEN + 1];
+    static unsigned next;
+    for (size_t i = 0; i < fx.n_sent; i++) {
+        if (fx.sent[i].to == client && strcmp(member(&fx.sent[i], "type"), "welcome") == 0) {
+            char *out = ids[next++ % 4];
+            strcpy(out, member(&fx.sent[i], "peerId"));
+            return out;
+        }
+    }
+    fail_msg("client %u got no welcome", client);
+    return NULL;
+}
+
+static size_t count_to(unsigned client, const char *type)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < fx.n_sent; i++) {
+        n += fx.sent[i].to == client && strcmp(member(&fx.sent[i], "type"), type) == 0;
+    }
+    return n;
+}
+
+static const sent_t *last_to(unsigned client)
+{
+    for (size_t i = fx.n_sent; i-- > 0;) {
+        if (fx.sent[i].to == client) {
+            return &fx.sent[i];
+        }
+    }
+    return NULL;
+}
+
+static void welcome_gives_each_client_a_distinct_22_char_id(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    const char *ida = id_of(a);
+    const char *idb = id_of(b);
+    assert_int_equal(strlen(ida), SIG_ID_LEN);
+    assert_int_equal(strlen(idb), SIG_ID_LEN);
+    assert_string_not_equal(ida, idb);
+    for (const char *p = ida; *p; p++) {
+        assert_non_null(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+                               *p));
+    }
+}
+
+static void join_tells_only_existing_members_so_exactly_one_side_dials(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    unsigned c = connect_client(NULL);
+    join(a, "room");
+    assert_int_equal(count_to(a, "peer_joined"), 0);
+    join(b, "room");
+    assert_int_equal(count_to(a, "peer_joined"), 1);
+    assert_string_equal(member(last_to(a), "peerId"), id_of(b));
+    assert_int_equal(count_to(b, "peer_joined"), 0); /* the newcomer waits to be dialed */
+    join(c, "room");
+    assert_int_equal(count_to(a, "peer_joined"), 2);
+    assert_int_equal(count_to(b, "peer_joined"), 1);
+    assert_int_equal(count_to(c, "peer_joined"), 0);
+}
+
+static void joining_the_same_room_again_says_nothing_new(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    join(a, "room");
+    join(b, "room");
+    join(b, "room"); /* ZeroQ re-sends join after every reconnect */
+    assert_int_equal(count_to(a, "peer_joined"), 1);
+}
+
+static void rooms_are_isolated(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    join(a, "red");
+    join(b, "blue");
+    assert_int_equal(count_to(a, "peer_joined"), 0);
+    assert_int_equal(count_to(b, "peer_joined"), 0);
+    char frame[256];
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"offer\",\"peerId\":\"%s\",\"sdp\":{\"type\":\"offer\",\"sdp\":\"v=0\"}}",
+             id_of(b));
+    size_t before = fx.n_sent;
+    say(a, frame);
+    assert_int_equal(fx.n_sent, before);
+    assert_int_equal(fx.router.dropped_frames, 1);
+}
+
+static void switching_rooms_tells_the_old_room_peer_left(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    join(a, "red");
+    join(b, "red");
+    join(b, "blue");
+    assert_int_equal(count_to(a, "peer_left"), 1);
+    assert_string_equal(member(last_to(a), "peerId"), id_of(b));
+}
+
+static void forwarded_frames_name_the_sender_and_keep_every_other_member(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    join(a, "room");
+    join(b, "room");
+    char frame[512];
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"ice_candidate\",\"peerId\":\"%s\",\"candidate\":{\"candidate\":"
+             "\"candidate:1 1 udp 2122260223 127.0.0.1 5000 typ host\",\"sdpMid\":\"0\","
+             "\"sdpMLineIndex\":0,\"usernameFragment\":\"abcd\"},\"extra\":[1,{\"x\":null}]}",
+             id_of(b));
+    say(a, frame);
+    const sent_t *s = last_to(b);
+    assert_non_null(s);
+    assert_string_equal(member(s, "type"), "ice_candidate");
+    assert_string_equal(member(s, "peerId"), id_of(a)); /* rewritten to the sender */
+    assert_non_null(strstr(s->frame, "\"candidate\":{\"candidate\":\"candidate:1 1 udp "
+                                     "2122260223 127.0.0.1 5000 typ host\",\"sdpMid\":\"0\","
+                                     "\"sdpMLineIndex\":0,\"usernameFragment\":\"abcd\"}"));
+    assert_non_null(strstr(s->frame, "\"extra\":[1,{\"x\":null}]"));
+}
+
+static void offer_and_answer_reach_the_addressed_peer_only(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    unsigned c = connect_client(NULL);
+    join(a, "room");
+    join(b, "room");
+    join(c, "room");
+    char frame[256];
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"offer\",\"peerId\":\"%s\",\"sdp\":{\"type\":\"offer\",\"sdp\":\"v=0\\r\\n\"}}",
+             id_of(c));
+    size_t c_before = count_to(c, "offer");
+    say(a, frame);
+    assert_int_equal(count_to(c, "offer"), c_before + 1);
+    assert_int_equal(count_to(b, "offer"), 0);
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"answer\",\"peerId\":\"%s\",\"sdp\":{\"type\":\"answer\",\"sdp\":\"v=0\"}}",
+             id_of(a));
+    say(c, frame);
+    assert_int_equal(count_to(a, "answer"), 1);
+    assert_string_equal(member(last_to(a), "peerId"), id_of(c));
+}
+
+static void self_addressed_frames_are_dropped(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    join(a, "room");
+    char frame[256];
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"offer\",\"peerId\":\"%s\",\"sdp\":{\"type\":\"offer\",\"sdp\":\"v=0\"}}",
+             id_of(a));
+    size_t before = fx.n_sent;
+    say(a, frame);
+    assert_int_equal(fx.n_sent, before);
+    assert_int_equal(fx.router.dropped_frames, 1);
+}
+
+static void frames_to_unknown_or_nul_smuggling_ids_are_dropped(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    join(a, "room");
+    join(b, "room");
+    size_t before = fx.n_sent;
+    say(a, "{\"type\":\"offer\",\"peerId\":\"nobody\",\"sdp\":{}}");
+    char frame[256];
+    snprintf(frame, sizeof frame, "{\"type\":\"offer\",\"peerId\":\"%s\\u0000x\",\"sdp\":{}}",
+             id_of(b));
+    say(a, frame);
+    say(a, "{\"type\":\"offer\",\"peerId\":42}");
+    say(a, "{\"type\":\"offer\"}");
+    assert_int_equal(fx.n_sent, before);
+    assert_int_equal(fx.router.dropped_frames, 4);
+}
+
+static void members_who_have_not_joined_cannot_forward(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    join(b, "room");
+    char frame[256];
+    snprintf(frame, sizeof frame, "{\"type\":\"offer\",\"peerId\":\"%s\",\"sdp\":{}}", id_of(b));
+    size_t before = fx.n_sent;
+    say(a, frame);
+    assert_int_equal(fx.n_sent, before);
+}
+
+static void garbage_and_oversized_frames_are_dropped_without_harming_others(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    unsigned bad = connect_client(NULL);
+    join(a, "room");
+    join(b, "room");
+    join(bad, "room");
+    static const char *garbage[] = {
+        "", "{", "[]", "null", "\"join\"", "{\"type\":1}", "{\"topicId\":\"room\"}",
+        "{\"type\":\"join\"}", "{\"type\":\"join\",\"topicId\":\"\"}",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+        "{\"type\":\"join\",\"topicId\":\"\xff\xfe\"}", "{\"type\":\"join\",\"topicId\":\"room\"} x",
+    };
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        say(bad, garbage[i]);
+    }
+    /* A room name longer than the router keeps, and a frame too big to re-write. */
+    char big[ZQ_SIG_FRAME_MAX + 64];
+    int n = snprintf(big, sizeof big, "{\"type\":\"join\",\"topicId\":\"");
+    memset(big + n, 'r', ZQ_SIG_ROOM_MAX + 1);
+    strcpy(big + n + ZQ_SIG_ROOM_MAX + 1, "\"}");
+    say(bad, big);
+    n = snprintf(big, sizeof big, "{\"type\":\"offer\",\"peerId\":\"%s\",\"sdp\":\"", id_of(a));
+    memset(big + n, 's', sizeof big - (size_t)n - 3);
+    strcpy(big + sizeof big - 3, "\"}");
+    size_t a_before = count_to(a, "offer");
+    say(bad, big);
+    assert_int_equal(count_to(a, "offer"), a_before);
+    assert_true(fx.router.dropped_frames >= 10);
+
+    /* The others still talk. */
+    char frame[256];
+    snprintf(frame, sizeof frame, "{\"type\":\"offer\",\"peerId\":\"%s\",\"sdp\":{}}", id_of(b));
+    say(a, frame);
+    assert_int_equal(count_to(b, "offer"), 1);
+    assert_int_equal(sig_router_client_count(&fx.router), 3);
+}
+
+static void leaving_tells_the_room_peer_left(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    unsigned outsider = connect_client(NULL);
+    join(a, "room");
+    join(b, "room");
+    join(outsider, "elsewhere");
+    char idb[SIG_ID_LEN + 1];
+    strcpy(idb, id_of(b));
+    sig_router_disconnect(&fx.router, b);
+    assert_int_equal(count_to(a, "peer_left"), 1);
+    assert_string_equal(member(last_to(a), "peerId"), idb);
+    assert_int_equal(count_to(outsider, "peer_left"), 0);
+    sig_router_disconnect(&fx.router, b); /* twice: nothing more */
+    assert_int_equal(count_to(a, "peer_left"), 1);
+}
+
+static void two_hundred_clients_join_and_leave_and_the_tables_return_to_empty(void **state)
+{
+    (void)state;
+    enum { N = 200, ROOMS = 5 };
+    unsigned ids[N];
+    for (unsigned i = 0; i < N; i++) {
+        ids[i] = connect_client(NULL);
+        char room[16];
+        snprintf(room, sizeof room, "room-%u", i % ROOMS);
+        join(ids[i], room);
+    }
+    assert_int_equal(sig_router_client_count(&fx.router), N);
+    /* Member k of a room hears peer_joined from every later member of its room. */
+    for (unsigned i = 0; i < N; i++) {
+        assert_int_equal(count_to(ids[i], "peer_joined"), (N - 1 - i) / ROOMS);
+    }
+    for (unsigned i = 0; i < N; i++) {
+        sig_router_disconnect(&fx.router, ids[i]);
+    }
+    assert_int_equal(sig_router_client_count(&fx.router), 0);
+    for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        assert_false(fx.router.clients[i].used);
+        assert_false(fx.router.clients[i].joined);
+    }
+    assert_int_equal(fx.n_overflow, 0);
+}
+
+static void a_full_client_table_refuses_cleanly(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        (void)connect_client(NULL);
+    }
+    unsigned c;
+    assert_int_equal(sig_router_connect(&fx.router, 0, NULL, &c), ZQ_ERR_CAPACITY);
+    sig_router_disconnect(&fx.router, 3);
+    assert_int_equal(sig_router_connect(&fx.router, 0, NULL, &c), ZQ_OK);
+    assert_int_equal(c, 3);
+}
+
+static void bookkeeping_socket_lists_names_and_is_no_member(void **state)
+{
+    (void)state;
+    unsigned member_a = connect_client(NULL);
+    unsigned books = connect_client(NULL);
+    join(member_a, "default-topic");
+    say(books, "{\"type\":\"create_topic\",\"topic\":\"news\"}");
+    say(books, "{\"type\":\"subscribe\",\"topic\":\"news\"}");
+    say(books, "{\"type\":\"subscribe\",\"topic\":\"rpc.reply\"}");
+    say(books, "{\"type\":\"create_queue\",\"queue\":\"jobs\"}");
+    say(books, "{\"type\":\"consume\",\"queue\":\"jobs\"}");
+    unsigned late = connect_client(NULL);
+    join(late, "default-topic");
+    assert_int_equal(count_to(books, "peer_joined"), 0);
+    assert_int_equal(count_to(member_a, "peer_joined"), 1);
+    char out[256];
+    size_t n = sig_router_topics_json(&fx.router, out, sizeof out);
+    assert_int_equal(n, strlen("[\"news\",\"rpc.reply\"]"));
+    assert_memory_equal(out, "[\"news\",\"rpc.reply\"]", n);
+    n = sig_router_queues_json(&fx.router, out, sizeof out);
+    assert_int_equal(n, 8);
+    assert_memory_equal(out, "[\"jobs\"]", n);
+    assert_int_equal(sig_router_topics_json(&fx.router, out, 4), 0); /* too small: refused */
+}
+
+static void rooms_with_a_key_need_the_hmac_token_of_that_room(void **state)
+{
+    (void)state;
+    static const uint8_t key[] = "operator secret";
+    sig_router_require_tokens(&fx.router, key, sizeof key - 1);
+    char good[65];
+    char other[65];
+    sig_room_token(key, sizeof key - 1, "room", good);
+    sig_room_token(key, sizeof key - 1, "other", other);
+    unsigned a = connect_client(good);
+    unsigned b = connect_client(good);
+    unsigned wrong = connect_client(other);
+    unsigned none = connect_client(NULL);
+    unsigned junk = connect_client("zz");
+    join(a, "room");
+    join(b, "room");
+    join(wrong, "room");
+    join(none, "room");
+    join(junk, "room");
+    assert_int_equal(count_to(a, "peer_joined"), 1); /* b only */
+    assert_int_equal(fx.router.refused_joins, 3);
+    assert_int_equal(count_to(wrong, "error"), 1);
+    assert_int_equal(count_to(none, "error"), 1);
+    /* A token is the HMAC-SHA256 of the room name, in hex (RFC 4231 case 2's key and data). */
+    char t[65];
+    sig_room_token((const uint8_t *)"Jefe", 4, "what do ya want for nothing?", t);
+    assert_string_equal(t, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+static void silent_clients_are_found_idle_and_a_pong_keeps_them(void **state)
+{
+    (void)state;
+    unsigned a = 0;
+    unsigned b = 0;
+    assert_int_equal(sig_router_connect(&fx.router, 1000, NULL, &a), ZQ_OK);
+    assert_int_equal(sig_router_connect(&fx.router, 1000, NULL, &b), ZQ_OK);
+    assert_int_equal(sig_router_find_idle(&fx.router, 30999, 30000), -1);
+    sig_router_touch(&fx.router, 20000, a);
+    assert_int_equal(sig_router_find_idle(&fx.router, 31000, 30000), (int)b);
+    sig_router_frame(&fx.router, 30000, b, "{\"type\":\"ping\"}", 15);
+    assert_int_equal(sig_router_find_idle(&fx.router, 31000, 30000), -1);
+    assert_int_equal(sig_router_find_idle(&fx.router, 50000, 30000), (int)a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(welcome_gives_each_client_a_distinct_22_char_id, setup),
+        cmocka_unit_test_setup(join_tells_only_existing_members_so_exactly_one_side_dials, setup),
+        cmocka_unit_test_setup(joining_the_same_room_again_says_nothing_new, setup),
+        cmocka_unit_test_setup(rooms_are_isolated, setup),
+        cmocka_unit_test_setup(switching_rooms_tells_the_old_room_peer_left, setup),
+        cmocka_unit_test_setup(forwarded_frames_name_the_sender_and_keep_every_other_member,
+                               setup),
+        cmocka_unit_test_setup(offer_and_answer_reach_the_addressed_peer_only, setup),
+        cmocka_unit_test_setup(self_addressed_frames_are_dropped, setup),
+        cmocka_unit_test_setup(frames_to_unknown_or_nul_smuggling_ids_are_dropped, setup),
+        cmocka_unit_test_setup(members_who_have_not_joined_cannot_forward, setup),
+        cmocka_unit_test_setup(garbage_and_oversized_frames_are_dropped_without_harming_others,
+                               setup),
+        cmocka_unit_test_setup(leaving_tells_the_room_peer_left, setup),
+        cmocka_unit_test_setup(two_hundred_clients_join_and_leave_and_the_tables_return_to_empty,
+                               setup),
+        cmocka_unit_test_setup(a_full_client_table_refuses_cleanly, setup),
+        cmocka_unit_test_setup(bookkeeping_socket_lists_names_and_is_no_member, setup),
+        cmocka_unit_test_setup(rooms_with_a_key_need_the_hmac_token_of_that_room, setup),
+        cmocka_unit_test_setup(silent_clients_are_found_idle_and_a_pong_keeps_them, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
