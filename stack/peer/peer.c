@@ -26,6 +26,7 @@ zq_err_t peer_init(peer_t *p, const peer_config_t *cfg)
     p->cfg = *cfg;
     p->state = PEER_STATE_NEW;
     p->remote_max_message = 65536; /* RFC 8841 §6.1: when the peer says nothing */
+    p->connect_deadline = ZQ_TIME_NEVER;
     zq_err_t err = ice_agent_init(&p->ice, &cfg->ice);
     if (err == ZQ_OK) {
         err = sctp_assoc_init(&p->sctp, &cfg->sctp, p->sctp_send_buf, sizeof p->sctp_send_buf,

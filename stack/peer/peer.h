@@ -54,6 +54,13 @@
 #define ZQ_PEER_MAX_MESSAGE 262144
 #endif
 
+/** How long a connection may take from our offer (or from the peer's offer, when answering)
+ *  to an open association. An offer nobody answers (the peer refused it for want of room,
+ *  or went away) fails here instead of holding its slot forever. */
+#ifndef ZQ_PEER_CONNECT_TIMEOUT_MS
+#define ZQ_PEER_CONNECT_TIMEOUT_MS 30000
+#endif
+
 #ifndef ZQ_PEER_EVENT_QUEUE
 #define ZQ_PEER_EVENT_QUEUE (ZQ_DC_EVENT_QUEUE + ZQ_ICE_MAX_LOCAL_CANDIDATES + 4)
 #endif
@@ -88,6 +95,8 @@ typedef enum {
     PEER_FAIL_DTLS,         /**< see dtls_failure */
     PEER_FAIL_SCTP,         /**< the association aborted or failed */
     PEER_FAIL_DESCRIPTION,  /**< the remote SDP was refused */
+    PEER_FAIL_TIMEOUT,      /**< no answer, or not connected within
+                                 ZQ_PEER_CONNECT_TIMEOUT_MS */
 } peer_failure_t;
 
 typedef enum {
@@ -148,6 +157,7 @@ typedef struct {
     zq_addr_t path_local;     /* where DTLS goes: ICE's selected pair */
     zq_addr_t path_remote;
     bool have_path;
+    uint64_t connect_deadline; /* ZQ_TIME_NEVER once connected, or before any offer */
     ice_agent_t ice;
     dtls_t dtls;
     sctp_assoc_t sctp;

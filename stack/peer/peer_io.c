@@ -108,6 +108,7 @@ static void pump_sctp(peer_t *p, uint64_t now)
         case SCTP_EVENT_CONNECTED:
             if (p->state == PEER_STATE_CONNECTING) {
                 p->state = PEER_STATE_CONNECTED;
+                p->connect_deadline = ZQ_TIME_NEVER;
                 peer_push_event(p, PEER_EVENT_CONNECTED, 0);
             }
             break;
@@ -195,6 +196,10 @@ zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
 
 void peer_handle_timeout(peer_t *p, uint64_t now)
 {
+    if (p->connect_deadline <= now) {
+        p->connect_deadline = ZQ_TIME_NEVER;
+        peer_fail(p, PEER_FAIL_TIMEOUT);
+    }
     if (ice_agent_next_timeout(&p->ice) <= now) {
         ice_agent_handle_timeout(&p->ice, now);
     }
@@ -209,7 +214,7 @@ void peer_handle_timeout(peer_t *p, uint64_t now)
 
 uint64_t peer_next_timeout(const peer_t *p)
 {
-    uint64_t t = ice_agent_next_timeout(&p->ice);
+    uint64_t t = zq_time_min(p->connect_deadline, ice_agent_next_timeout(&p->ice));
     if (p->dtls_started) {
         t = zq_time_min(t, dtls_next_timeout(&p->dtls));
     }

@@ -58,6 +58,7 @@ zq_err_t peer_create_offer(peer_t *p, uint64_t now, char *sdp, size_t cap, size_
         (void)ice_agent_set_role(&p->ice, ICE_ROLE_CONTROLLING);
     }
     zq_err_t err = write_description(p, SDP_OFFER, SDP_SETUP_ACTPASS, sdp, cap, len);
+    p->connect_deadline = now + ZQ_PEER_CONNECT_TIMEOUT_MS;
     peer_advance(p, now);
     return err;
 }
@@ -139,6 +140,9 @@ zq_err_t peer_set_remote_description(peer_t *p, uint64_t now, const char *sdp, s
     p->legacy_sctpmap = s->legacy_sctpmap;
     p->cfg.sctp.remote_port = s->sctp_port; /* RFC 8841 §5: each side names its own port */
     p->have_remote = true;
+    if (!p->offerer) {
+        p->connect_deadline = now + ZQ_PEER_CONNECT_TIMEOUT_MS;
+    }
     apply_ice(p, now, s);
     peer_advance(p, now);
     return ZQ_OK;

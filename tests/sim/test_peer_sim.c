@@ -283,6 +283,36 @@ static void garbage_offer_is_refused_with_a_reason(void **state)
     printf("    refused: %s\n", reason);
 }
 
+static void unanswered_offer_fails_after_the_connect_timeout(void **state)
+{
+    (void)state;
+    memset(sides, 0, sizeof sides);
+    simnet_init(&net, 6, (simnet_impairment_t){0, 0, 5, 0});
+    now = 1000;
+    peer_config_t cfg;
+    peer_config_default(&cfg, &fx.rand, &fx.ctx_a);
+    ice_config_default(&cfg.ice, ICE_MODE_FULL);
+    cfg.ice.rand = fx.rand;
+    assert_int_equal(peer_init(&sides[0].pc, &cfg), ZQ_OK);
+    sides[0].addr = zq_addr_v4(10, 0, 0, 1, 5000);
+    peer_add_host_candidate(&sides[0].pc, now, &sides[0].addr);
+    static char offer[PEER_SDP_MAX];
+    size_t offer_len;
+    assert_int_equal(peer_create_offer(&sides[0].pc, now, offer, sizeof offer, &offer_len), ZQ_OK);
+    uint64_t sent_at = now;
+    pump(0);
+    assert_true(peer_next_timeout(&sides[0].pc) <= sent_at + ZQ_PEER_CONNECT_TIMEOUT_MS);
+    while (!sides[0].failed && now < sent_at + 2 * ZQ_PEER_CONNECT_TIMEOUT_MS) {
+        now = peer_next_timeout(&sides[0].pc);
+        peer_handle_timeout(&sides[0].pc, now);
+        pump(0);
+    }
+    assert_true(sides[0].failed);
+    assert_int_equal(sides[0].failure, PEER_FAIL_TIMEOUT);
+    assert_int_equal(now, sent_at + ZQ_PEER_CONNECT_TIMEOUT_MS);
+    assert_int_equal(peer_state(&sides[0].pc), PEER_STATE_FAILED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +322,7 @@ int main(void)
         cmocka_unit_test(closing_the_connection_reaches_the_peer),
         cmocka_unit_test(answer_with_a_wrong_fingerprint_fails_dtls),
         cmocka_unit_test(garbage_offer_is_refused_with_a_reason),
+        cmocka_unit_test(unanswered_offer_fails_after_the_connect_timeout),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

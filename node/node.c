@@ -1,0 +1,361 @@
+/* A node: one peer connection per member of the signalling room (see node.h). */
+#include <string.h>
+
+#include "node/node.h"
+#include "stack/ice/stun.h"
+
+static void push_event(node_t *n, node_event_type_t type, uint8_t peer, peer_failure_t why)
+{
+    if (n->ev_count == ZQ_NODE_EVENT_QUEUE) {
+        return; /* four per peer between drains at most */
+    }
+    node_event_t *e = &n->events[(n->ev_head + n->ev_count++) % ZQ_NODE_EVENT_QUEUE];
+    e->type = type;
+    e->peer = peer;
+    e->failure = why;
+}
+
+bool node_poll_event(node_t *n, node_event_t *ev)
+{
+    if (n->ev_count == 0) {
+        return false;
+    }
+    *ev = n->events[n->ev_head];
+    n->ev_head = (uint8_t)((n->ev_head + 1) % ZQ_NODE_EVENT_QUEUE);
+    n->ev_count--;
+    return true;
+}
+
+zq_err_t node_init(node_t *n, const node_config_t *cfg)
+{
+    if (cfg->dtls == NULL || cfg->rand.fill == NULL || cfg->n_hosts == 0 ||
+        cfg->n_hosts > ZQ_NODE_MAX_HOSTS) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    memset(n, 0, sizeof *n);
+    n->cfg = *cfg;
+    return ZQ_OK;
+}
+
+void node_signal_connected(node_t *n)
+{
+    n->join_due = true; /* ZeroQ joins again after every reconnect */
+}
+
+const char *node_peer_id(const node_t *n, uint8_t peer)
+{
+    return peer < ZQ_NODE_MAX_PEERS && n->peers[peer].used ? n->peers[peer].id : "";
+}
+
+/* ---- Peers -------------------------------------------------------------------------------- */
+
+static int find_peer(const node_t *n, const char *id)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used && strcmp(n->peers[i].id, id) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void forget(node_t *n, int i, peer_failure_t why)
+{
+    bool was_open = n->peers[i].open;
+    n->peers[i].used = false;
+    if (was_open || why != PEER_FAIL_NONE) {
+        push_event(n, NODE_EVENT_PEER_GONE, (uint8_t)i, why);
+    }
+}
+
+static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
+{
+    int old = find_peer(n, id);
+    if (old >= 0) {
+        forget(n, old, PEER_FAIL_NONE); /* the member came back: start afresh */
+    }
+    int i = 0;
+    while (i < ZQ_NODE_MAX_PEERS && n->peers[i].used) {
+        i++;
+    }
+    if (i == ZQ_NODE_MAX_PEERS || strlen(id) > ZQ_SIG_ID_MAX) {
+        n->stats.peers_refused++;
+        return -1;
+    }
+    node_peer_t *np = &n->peers[i];
+    peer_config_t cfg;
+    peer_config_default(&cfg, &n->cfg.rand, n->cfg.dtls);
+    ice_config_default(&cfg.ice, dialing ? ICE_MODE_FULL : ICE_MODE_LITE);
+    cfg.ice.rand = n->cfg.rand;
+    cfg.ice.stun_server = dialing ? n->cfg.stun_server : cfg.ice.stun_server;
+    memset(np, 0, offsetof(node_peer_t, peer));
+    if (peer_init(&np->peer, &cfg) != ZQ_OK) {
+        return -1;
+    }
+    for (uint8_t h = 0; h < n->cfg.n_hosts; h++) {
+        (void)peer_add_host_candidate(&np->peer, now, &n->cfg.hosts[h]);
+    }
+    memcpy(np->id, id, strlen(id) + 1);
+    np->used = true;
+    np->dialing = dialing;
+    np->offer_due = dialing;
+    return i;
+}
+
+/* What the peer connection says after any input. */
+static void pump_peer(node_t *n, int i, uint64_t now)
+{
+    node_peer_t *np = &n->peers[i];
+    peer_event_t ev;
+    while (np->used && peer_poll_event(&np->peer, &ev)) {
+        switch (ev.type) {
+        case PEER_EVENT_CONNECTED:
+            if (np->dialing) { /* the dialer opens the room's channel (zeroq-wire.md §2) */
+                (void)peer_open_channel(&np->peer, now, n->cfg.room, "", DC_RELIABLE, 0,
+                                        &np->channel);
+            }
+            break;
+        case PEER_EVENT_CHANNEL_OPEN:
+            np->channel = ev.channel; /* as ZeroQ: a later channel replaces the first */
+            if (!np->open) {
+                np->open = true;
+                push_event(n, NODE_EVENT_PEER_CONNECTED, (uint8_t)i, PEER_FAIL_NONE);
+            }
+            break;
+        case PEER_EVENT_CHANNEL_CLOSED:
+            if (np->open && ev.channel == np->channel) {
+                peer_close(&np->peer, now);
+                forget(n, i, PEER_FAIL_NONE);
+            }
+            break;
+        case PEER_EVENT_WRITABLE:
+        case PEER_EVENT_BUFFERED_LOW:
+            push_event(n, NODE_EVENT_WRITABLE, (uint8_t)i, PEER_FAIL_NONE);
+            break;
+        case PEER_EVENT_FAILED:
+        case PEER_EVENT_CLOSED:
+            forget(n, i, ev.type == PEER_EVENT_FAILED ? ev.failure : PEER_FAIL_NONE);
+            break;
+        default:
+            break; /* candidates are trickled from the agent's list (node_poll_signal) */
+        }
+    }
+}
+
+/* ---- Signalling -------------------------------------------------------------------------- */
+
+static void take_description(node_t *n, uint64_t now, bool offer)
+{
+    int i = offer ? new_peer(n, now, n->sig.peer, false) : find_peer(n, n->sig.peer);
+    if (i < 0 || (!offer && !n->peers[i].dialing)) {
+        return;
+    }
+    const char *reason = NULL;
+    node_peer_t *np = &n->peers[i];
+    if (peer_set_remote_description(&np->peer, now, n->sig.text, n->sig.text_len, &reason) !=
+        ZQ_OK) {
+        forget(n, i, PEER_FAIL_DESCRIPTION);
+        return;
+    }
+    np->answer_due = offer;
+    pump_peer(n, i, now);
+}
+
+void node_handle_signal(node_t *n, uint64_t now, const char *frame, size_t len)
+{
+    if (sig_parse_frame(frame, len, &n->sig) != ZQ_OK) {
+        n->stats.signal_malformed++;
+        return;
+    }
+    int i;
+    switch (n->sig.type) {
+    case SIG_EVENT_WELCOME:
+        memcpy(n->my_id, n->sig.peer, sizeof n->my_id);
+        push_event(n, NODE_EVENT_WELCOME, 0, PEER_FAIL_NONE);
+        break;
+    case SIG_EVENT_PEER_JOINED:
+        (void)new_peer(n, now, n->sig.peer, true);
+        break;
+    case SIG_EVENT_PEER_LEFT:
+        if ((i = find_peer(n, n->sig.peer)) >= 0) {
+            forget(n, i, PEER_FAIL_NONE);
+        }
+        break;
+    case SIG_EVENT_OFFER:
+    case SIG_EVENT_ANSWER:
+        take_description(n, now, n->sig.type == SIG_EVENT_OFFER);
+        break;
+    case SIG_EVENT_CANDIDATE:
+        if ((i = find_peer(n, n->sig.peer)) >= 0 && n->sig.text_len > 0) {
+            (void)peer_add_remote_candidate(&n->peers[i].peer, now, n->sig.text,
+                                            n->sig.text_len);
+            pump_peer(n, i, now);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static size_t describe(node_t *n, uint64_t now, node_peer_t *np, bool offer, char *buf,
+                       size_t cap)
+{
+    size_t sdp_len = 0;
+    zq_err_t err = offer ? peer_create_offer(&np->peer, now, n->sig.text, sizeof n->sig.text,
+                                             &sdp_len)
+                         : peer_create_answer(&np->peer, now, n->sig.text, sizeof n->sig.text,
+                                              &sdp_len);
+    /* Every candidate known so far is in the description: trickle only later ones. */
+    np->trickled = (uint8_t)ice_agent_local_candidate_count(&np->peer.ice);
+    return err == ZQ_OK ? sig_write_description(offer, np->id, n->sig.text, sdp_len, buf, cap)
+                        : 0;
+}
+
+static size_t trickle(node_peer_t *np, char *buf, size_t cap)
+{
+    char line[ICE_CANDIDATE_TEXT_MAX];
+    const ice_candidate_t *c = ice_agent_local_candidate(&np->peer.ice, np->trickled++);
+    if (c == NULL || ice_candidate_format(c, line, sizeof line) == 0) {
+        return 0;
+    }
+    return sig_write_candidate(np->id, line, peer_local_ufrag(&np->peer), buf, cap);
+}
+
+size_t node_poll_signal(node_t *n, uint64_t now, char *buf, size_t cap)
+{
+    if (n->join_due) {
+        n->join_due = false;
+        return sig_write_join(n->cfg.room, buf, cap);
+    }
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        node_peer_t *np = &n->peers[i];
+        size_t len = 0;
+        if (!np->used) {
+            continue;
+        }
+        if (np->offer_due || np->answer_due) {
+            len = describe(n, now, np, np->offer_due, buf, cap);
+            np->offer_due = np->answer_due = false;
+            pump_peer(n, i, now);
+        } else if (np->peer.have_local &&
+                   np->trickled < ice_agent_local_candidate_count(&np->peer.ice)) {
+            len = trickle(np, buf, cap);
+        }
+        if (len > 0) {
+            return len;
+        }
+    }
+    return 0;
+}
+
+/* ---- Datagrams --------------------------------------------------------------------------- */
+
+/* STUN requests name our ufrag in USERNAME ("ours:theirs"); everything else comes from an
+ * address a peer's ICE knows. */
+static int peer_for_datagram(const node_t *n, const zq_addr_t *remote, const uint8_t *data,
+                             size_t len)
+{
+    stun_msg_t msg;
+    if (stun_looks_like(data, len) && stun_parse(&msg, data, len) == ZQ_OK &&
+        (msg.present & STUN_HAS_USERNAME)) {
+        for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+            const char *ufrag = n->peers[i].used ? peer_local_ufrag(&n->peers[i].peer) : NULL;
+            size_t ulen = ufrag != NULL ? strlen(ufrag) : 0;
+            if (ulen > 0 && msg.username.len > ulen &&
+                memcmp(msg.username.data, ufrag, ulen) == 0 && msg.username.data[ulen] == ':') {
+                return i;
+            }
+        }
+    }
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used && peer_owns_address(&n->peers[i].peer, remote)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+zq_err_t node_handle_datagram(node_t *n, uint64_t now, const zq_addr_t *local,
+                              const zq_addr_t *remote, const uint8_t *data, size_t len)
+{
+    int i = peer_for_datagram(n, remote, data, len);
+    if (i < 0) {
+        n->stats.rx_unmatched++;
+        return ZQ_ERR_NOT_FOUND;
+    }
+    zq_err_t err = peer_handle_datagram(&n->peers[i].peer, now, local, remote, data, len);
+    pump_peer(n, i, now);
+    return err;
+}
+
+void node_handle_timeout(node_t *n, uint64_t now)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used && peer_next_timeout(&n->peers[i].peer) <= now) {
+            peer_handle_timeout(&n->peers[i].peer, now);
+            pump_peer(n, i, now);
+        }
+    }
+}
+
+uint64_t node_next_timeout(const node_t *n)
+{
+    uint64_t t = ZQ_TIME_NEVER;
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            t = zq_time_min(t, peer_next_timeout(&n->peers[i].peer));
+        }
+    }
+    return t;
+}
+
+bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx)
+{
+    for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
+        int i = (n->next_tx + k) % ZQ_NODE_MAX_PEERS;
+        if (!n->peers[i].used) {
+            continue;
+        }
+        if (peer_poll_transmit(&n->peers[i].peer, now, tx)) {
+            n->next_tx = (uint8_t)i;
+            return true;
+        }
+        pump_peer(n, i, now); /* sending can free room: WRITABLE */
+    }
+    return false;
+}
+
+bool node_read(node_t *n, uint64_t now, node_message_t *m)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        node_peer_t *np = &n->peers[i];
+        while (np->used && peer_read(&np->peer, now, &m->msg)) {
+            if (m->msg.id == np->channel) {
+                m->peer = (uint8_t)i;
+                return true;
+            }
+        }
+        if (np->used) {
+            pump_peer(n, i, now);
+        }
+    }
+    return false;
+}
+
+zq_err_t node_send(node_t *n, uint64_t now, uint8_t peer, const uint8_t *data, size_t len,
+                   bool binary)
+{
+    if (peer >= ZQ_NODE_MAX_PEERS || !n->peers[peer].used || !n->peers[peer].open) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    return peer_send(&n->peers[peer].peer, now, n->peers[peer].channel, data, len, binary);
+}
+
+void node_close(node_t *n, uint64_t now)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            peer_close(&n->peers[i].peer, now);
+        }
+    }
+}

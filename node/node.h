@@ -1,0 +1,120 @@
+/**
+ * @file node.h
+ * @brief A node: this device's peer connections with everyone in one signalling room.
+ *
+ * It speaks ZeroQ's signalling (signal/sig_client.h) over the caller's WebSocket and keeps one
+ * peer connection (stack/peer) per member, each with one data channel labelled with the room
+ * name (docs/zeroq-wire.md §2): the member that hears `peer_joined` dials and opens it, the
+ * other accepts. All peers share the node's UDP socket(s); datagrams are handed to the right
+ * peer by the STUN username (our ufrag names the peer connection) or by the address ICE
+ * validated. Sans-IO like every layer below it.
+ *
+ * ICE: a node answers as an ICE-lite agent (the device profile) and dials as a full agent,
+ * since two lite agents cannot find each other (RFC 8445 §6.1.1) and the answerer may be
+ * another zq node.
+ */
+#ifndef ZQ_NODE_H
+#define ZQ_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "signal/sig_client.h"
+#include "stack/peer/peer.h"
+
+#ifndef ZQ_NODE_MAX_PEERS
+#define ZQ_NODE_MAX_PEERS 4
+#endif
+#ifndef ZQ_NODE_MAX_HOSTS
+#define ZQ_NODE_MAX_HOSTS 2
+#endif
+#ifndef ZQ_NODE_EVENT_QUEUE
+#define ZQ_NODE_EVENT_QUEUE (4 * ZQ_NODE_MAX_PEERS + 4)
+#endif
+
+typedef struct {
+    char room[ZQ_SIG_ROOM_MAX + 1]; /**< also the data channels' label */
+    zq_rand_t rand;
+    dtls_context_t *dtls;           /**< the node's identity, shared by every peer */
+    zq_addr_t hosts[ZQ_NODE_MAX_HOSTS]; /**< bound UDP addresses: the host candidates */
+    uint8_t n_hosts;
+    zq_addr_t stun_server;          /**< for dialing as a full agent; none = 0 */
+} node_config_t;
+
+typedef enum {
+    NODE_EVENT_WELCOME,        /**< the server told us our id */
+    NODE_EVENT_PEER_CONNECTED, /**< @c peer's data channel is open */
+    NODE_EVENT_PEER_GONE,      /**< @c peer closed, failed or left */
+    NODE_EVENT_WRITABLE,       /**< @c peer has room again */
+} node_event_type_t;
+
+typedef struct {
+    node_event_type_t type;
+    uint8_t peer;              /**< slot index */
+    peer_failure_t failure;    /**< PEER_GONE after a failure */
+} node_event_t;
+
+typedef struct {
+    uint8_t peer;              /**< slot index */
+    dc_message_t msg;
+} node_message_t;
+
+typedef struct {
+    bool used;
+    bool dialing;              /* we sent the offer */
+    bool offer_due;            /* an offer is to be sent */
+    bool answer_due;           /* an answer is to be sent */
+    bool open;                 /* the data channel is open */
+    uint8_t trickled;          /* local candidates already trickled */
+    uint16_t channel;
+    char id[ZQ_SIG_ID_MAX + 1];
+    peer_t peer;
+} node_peer_t;
+
+typedef struct {
+    uint32_t signal_malformed; /**< frames from the server we could not read */
+    uint32_t peers_refused;    /**< no free slot for someone who joined or offered */
+    uint32_t rx_unmatched;     /**< datagrams no peer claimed */
+} node_stats_t;
+
+typedef struct {
+    node_config_t cfg;
+    char my_id[ZQ_SIG_ID_MAX + 1];
+    bool join_due;
+    node_peer_t peers[ZQ_NODE_MAX_PEERS];
+    uint8_t next_tx;           /* round-robin over peers in poll_transmit */
+    node_event_t events[ZQ_NODE_EVENT_QUEUE];
+    uint8_t ev_head;
+    uint8_t ev_count;
+    sig_event_t sig;           /* the frame being handled (large: SDP) */
+    node_stats_t stats;
+} node_t;
+
+zq_err_t node_init(node_t *n, const node_config_t *cfg);
+
+/** The WebSocket to the server opened (again): join the room. */
+void node_signal_connected(node_t *n);
+/** A text frame from the server. */
+void node_handle_signal(node_t *n, uint64_t now, const char *frame, size_t len);
+/** The next frame to send to the server into @p buf; 0 when none. */
+size_t node_poll_signal(node_t *n, uint64_t now, char *buf, size_t cap);
+
+zq_err_t node_handle_datagram(node_t *n, uint64_t now, const zq_addr_t *local,
+                              const zq_addr_t *remote, const uint8_t *data, size_t len);
+void node_handle_timeout(node_t *n, uint64_t now);
+uint64_t node_next_timeout(const node_t *n);
+bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx);
+bool node_poll_event(node_t *n, node_event_t *ev);
+/** The next data channel message from any peer. */
+bool node_read(node_t *n, uint64_t now, node_message_t *m);
+
+/** Sends on @p peer's channel. */
+zq_err_t node_send(node_t *n, uint64_t now, uint8_t peer, const uint8_t *data, size_t len,
+                   bool binary);
+/** The remote peer's signalling id. */
+const char *node_peer_id(const node_t *n, uint8_t peer);
+/** Closes every peer (ABORT + close_notify go out on the next poll_transmit calls). */
+void node_close(node_t *n, uint64_t now);
+
+#endif /* ZQ_NODE_H */

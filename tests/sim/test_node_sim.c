@@ -1,0 +1,398 @@
+/* zq nodes meeting through the room router, over a simulated network: the signalling frames
+ * travel as JSON text through sig_router_t exactly as a WebSocket would carry them, the
+ * datagrams through simnet. Checks the mesh forms (each pair dials once), messages flow both
+ * ways, rooms stay apart, and members leaving or coming back are handled. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dtls_pair.h"
+#include "node/node.h"
+#include "signal/router.h"
+#include "simnet.h"
+
+#define NODES 6
+#define INBOX 64
+#define FRAME_MAX ZQ_SIG_FRAME_MAX
+
+typedef struct {
+    char frame[FRAME_MAX];
+    size_t len;
+} frame_t;
+
+typedef struct {
+    node_t node;
+    zq_addr_t addr;
+    unsigned client;      /* its connection to the router */
+    bool online;          /* connected to the router */
+    frame_t inbox[INBOX]; /* frames from the router, not yet handled */
+    size_t inbox_count;
+    unsigned connected;   /* PEER_CONNECTED events */
+    unsigned gone;        /* PEER_GONE events */
+    unsigned timed_out;   /* of which: never answered or never connected */
+    unsigned long received;
+    char last[128];
+} member_t;
+
+static member_t members[NODES];
+static sig_router_t router;
+static simnet_t net;
+static uint64_t now;
+static unsigned n_members;
+static unsigned long inbox_overflow;
+
+static int member_of_client(unsigned client)
+{
+    for (unsigned i = 0; i < n_members; i++) {
+        if (members[i].online && members[i].client == client) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static void router_send(void *ctx, unsigned client, const char *frame, size_t len)
+{
+    (void)ctx;
+    int i = member_of_client(client);
+    if (i < 0 || members[i].inbox_count == INBOX || len > FRAME_MAX) {
+        inbox_overflow++;
+        return;
+    }
+    frame_t *f = &members[i].inbox[members[i].inbox_count++];
+    memcpy(f->frame, frame, len);
+    f->len = len;
+}
+
+static void go_online(unsigned i)
+{
+    /* The welcome is sent from inside connect: the client number must be known first. */
+    unsigned client = 0;
+    while (member_of_client(client) >= 0) {
+        client++;
+    }
+    members[i].client = client;
+    members[i].online = true;
+    unsigned got = 0;
+    assert_int_equal(sig_router_connect(&router, now, NULL, &got), ZQ_OK);
+    assert_int_equal(got, client);
+    node_signal_connected(&members[i].node);
+}
+
+static void go_offline(unsigned i)
+{
+    sig_router_disconnect(&router, members[i].client);
+    members[i].online = false;
+    members[i].inbox_count = 0;
+}
+
+static void add_member(const char *room)
+{
+    unsigned i = n_members++;
+    member_t *m = &members[i];
+    memset(m, 0, sizeof *m);
+    m->addr = zq_addr_v4(10, 0, 0, (uint8_t)(i + 1), 5000);
+    node_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    snprintf(cfg.room, sizeof cfg.room, "%s", room);
+    cfg.rand = fx.rand;
+    cfg.dtls = i % 2 == 0 ? &fx.ctx_a : &fx.ctx_b;
+    cfg.hosts[0] = m->addr;
+    cfg.n_hosts = 1;
+    assert_int_equal(node_init(&m->node, &cfg), ZQ_OK);
+    go_online(i);
+}
+
+/* Echo: what a member receives goes back on the same peer's channel. */
+static void settle(unsigned i)
+{
+    member_t *m = &members[i];
+    for (int round = 0; round < 4; round++) {
+        char out[FRAME_MAX];
+        size_t len;
+        while ((len = node_poll_signal(&m->node, now, out, sizeof out)) > 0) {
+            if (m->online) {
+                sig_router_frame(&router, now, m->client, out, len);
+            }
+        }
+        node_message_t msg;
+        while (node_read(&m->node, now, &msg)) {
+            m->received++;
+            size_t n = msg.msg.len < sizeof m->last - 1 ? msg.msg.len : sizeof m->last - 1;
+            memcpy(m->last, msg.msg.data, n);
+            m->last[n] = '\0';
+            if (strncmp(m->last, "echo:", 5) != 0) {
+                char reply[160];
+                int r = snprintf(reply, sizeof reply, "echo:%s", m->last);
+                (void)node_send(&m->node, now, msg.peer, (const uint8_t *)reply, (size_t)r,
+                                msg.msg.binary);
+            }
+        }
+        node_event_t ev;
+        while (node_poll_event(&m->node, &ev)) {
+            m->connected += ev.type == NODE_EVENT_PEER_CONNECTED;
+            m->gone += ev.type == NODE_EVENT_PEER_GONE;
+            m->timed_out += ev.type == NODE_EVENT_PEER_GONE && ev.failure == PEER_FAIL_TIMEOUT;
+        }
+        peer_transmit_t tx;
+        while (node_poll_transmit(&m->node, now, &tx)) {
+            simnet_send(&net, now, &tx.local, &tx.remote, tx.data, tx.len);
+        }
+    }
+}
+
+/* Signalling frames waiting in inboxes are handled at once (the server is instant). */
+static bool deliver_signalling(void)
+{
+    bool any = false;
+    for (unsigned i = 0; i < n_members; i++) {
+        member_t *m = &members[i];
+        for (size_t k = 0; k < m->inbox_count; k++) {
+            node_handle_signal(&m->node, now, m->inbox[k].frame, m->inbox[k].len);
+            any = true;
+        }
+        m->inbox_count = 0;
+        settle(i);
+    }
+    return any;
+}
+
+static void run_until(uint64_t until, bool (*done)(void))
+{
+    while (done == NULL || !done()) {
+        while (deliver_signalling()) {
+        }
+        uint64_t t = simnet_next_delivery(&net);
+        for (unsigned i = 0; i < n_members; i++) {
+            t = zq_time_min(t, node_next_timeout(&members[i].node));
+        }
+        if (t > until) {
+            now = until;
+            return;
+        }
+        now = t > now ? t : now;
+        simnet_packet_t pkt;
+        while (simnet_receive(&net, now, &pkt)) {
+            for (unsigned i = 0; i < n_members; i++) {
+                if (zq_addr_equal(&pkt.to, &members[i].addr)) {
+                    (void)node_handle_datagram(&members[i].node, now, &pkt.to, &pkt.from,
+                                               pkt.data, pkt.len);
+                    settle(i);
+                }
+            }
+        }
+        for (unsigned i = 0; i < n_members; i++) {
+            node_handle_timeout(&members[i].node, now);
+            settle(i);
+        }
+    }
+}
+
+static unsigned open_peers(unsigned i)
+{
+    unsigned n = 0;
+    for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
+        n += members[i].node.peers[k].used && members[i].node.peers[k].open;
+    }
+    return n;
+}
+
+static unsigned want_open; /* each of the first n_members reaches this many open peers */
+
+static bool mesh_complete(void)
+{
+    for (unsigned i = 0; i < n_members; i++) {
+        if (open_peers(i) < want_open) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    dtls_config_t cfg;
+    dtls_config_default(&cfg);
+    dtls_fixture_setup(&cfg, &cfg);
+    return 0;
+}
+
+static int reset(void **state)
+{
+    (void)state;
+    memset(members, 0, sizeof members);
+    n_members = 0;
+    inbox_overflow = 0;
+    now = 1000;
+    simnet_init(&net, 11, (simnet_impairment_t){0, 0, 5, 0});
+    sig_router_init(&router, &fx.rand, router_send, NULL);
+    return 0;
+}
+
+static void send_text(unsigned i, uint8_t peer, const char *text)
+{
+    assert_int_equal(node_send(&members[i].node, now, peer, (const uint8_t *)text, strlen(text),
+                               false),
+                     ZQ_OK);
+    settle(i);
+}
+
+static void three_members_form_a_full_mesh_and_echo(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        add_member("default-topic");
+    }
+    want_open = 2;
+    run_until(now + 30000, mesh_complete);
+    assert_true(mesh_complete());
+    /* Exactly one connection per pair: nobody holds a second peer for the same member. */
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(members[i].connected, 2);
+        assert_int_equal(members[i].node.stats.peers_refused, 0);
+    }
+    /* The first member dialed both others (it heard peer_joined twice). */
+    assert_true(members[0].node.peers[0].dialing && members[0].node.peers[1].dialing);
+    for (uint8_t p = 0; p < 2; p++) {
+        send_text(0, p, "hello");
+    }
+    run_until(now + 2000, NULL);
+    assert_int_equal(members[1].received, 1);
+    assert_int_equal(members[2].received, 1);
+    assert_int_equal(members[0].received, 2);
+    assert_string_equal(members[0].last, "echo:hello");
+    assert_int_equal(inbox_overflow, 0);
+    assert_int_equal(router.dropped_frames, 0);
+}
+
+static void members_of_other_rooms_never_connect(void **state)
+{
+    (void)state;
+    add_member("red");
+    add_member("blue");
+    add_member("red");
+    want_open = 0;
+    run_until(now + 10000, NULL);
+    assert_int_equal(open_peers(0), 1);
+    assert_int_equal(open_peers(2), 1);
+    assert_int_equal(open_peers(1), 0);
+    assert_int_equal(members[1].node.peers[0].used, false);
+}
+
+static void a_member_who_leaves_is_forgotten_and_can_come_back(void **state)
+{
+    (void)state;
+    add_member("room");
+    add_member("room");
+    want_open = 1;
+    run_until(now + 30000, mesh_complete);
+    assert_true(mesh_complete());
+
+    /* The signalling connection of member 1 drops: member 0 hears peer_left. */
+    go_offline(1);
+    run_until(now + 100, NULL);
+    assert_int_equal(members[0].gone, 1);
+    assert_int_equal(open_peers(0), 0);
+
+    /* It reconnects (a new id) and joins again; member 0 dials the newcomer. Member 1 drops
+     * its old connection: the new offer replaces it. */
+    node_close(&members[1].node, now);
+    settle(1);
+    go_online(1);
+    run_until(now + 30000, mesh_complete);
+    assert_true(mesh_complete());
+    send_text(1, 0, "again");
+    for (uint8_t p = 0; p < ZQ_NODE_MAX_PEERS; p++) {
+        if (members[1].node.peers[p].used && members[1].node.peers[p].open) {
+            send_text(1, p, "again");
+        }
+    }
+    run_until(now + 2000, NULL);
+    assert_true(members[0].received >= 1);
+    assert_string_equal(members[1].last, "echo:again");
+}
+
+static bool holds_open_peer(unsigned i, const char *id)
+{
+    for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
+        const node_peer_t *np = &members[i].node.peers[k];
+        if (np->used && np->open && strcmp(np->id, id) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void more_members_than_peer_slots_are_refused_cleanly(void **state)
+{
+    (void)state;
+    for (int i = 0; i < NODES; i++) {
+        add_member("crowd");
+    }
+    /* Six members, four slots each: some joins and offers find no room. An offer the other
+     * side refused is never answered, and fails after ZQ_PEER_CONNECT_TIMEOUT_MS. */
+    run_until(now + ZQ_PEER_CONNECT_TIMEOUT_MS + 15000, NULL);
+    unsigned refused = 0;
+    unsigned timed_out = 0;
+    for (unsigned i = 0; i < NODES; i++) {
+        refused += members[i].node.stats.peers_refused;
+        timed_out += members[i].timed_out;
+        assert_true(open_peers(i) >= 1 && open_peers(i) <= ZQ_NODE_MAX_PEERS);
+        for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
+            const node_peer_t *np = &members[i].node.peers[k];
+            assert_true(!np->used || np->open); /* no slot is held by a dead attempt */
+            if (np->used) {                     /* and every connection is seen from both ends */
+                unsigned j = 0;
+                while (j < NODES && strcmp(members[j].node.my_id, np->id) != 0) {
+                    j++;
+                }
+                assert_true(j < NODES);
+                assert_true(holds_open_peer(j, members[i].node.my_id));
+            }
+        }
+    }
+    assert_true(refused > 0);
+    assert_true(timed_out > 0);
+    printf("    %u joins or offers refused for want of a slot, %u dials timed out\n", refused,
+           timed_out);
+}
+
+static void garbage_signalling_is_counted_and_ignored(void **state)
+{
+    (void)state;
+    add_member("room");
+    static const char *junk[] = {
+        "", "nope", "{}", "{\"type\":\"offer\",\"peerId\":\"x\"}",
+        "{\"type\":\"offer\",\"peerId\":\"x\",\"sdp\":{\"type\":\"offer\",\"sdp\":\"v=0\"}}",
+        "{\"type\":\"ice_candidate\",\"peerId\":\"x\",\"candidate\":{\"candidate\":\"garbage\"}}",
+        "{\"type\":\"answer\",\"peerId\":\"nobody\",\"sdp\":{\"type\":\"answer\",\"sdp\":\"v=0\"}}",
+    };
+    for (size_t k = 0; k < sizeof junk / sizeof junk[0]; k++) {
+        node_handle_signal(&members[0].node, now, junk[k], strlen(junk[k]));
+        settle(0);
+    }
+    assert_int_equal(members[0].node.stats.signal_malformed, 4);
+    assert_int_equal(open_peers(0), 0);
+    /* The refused offer left no peer behind. */
+    for (int p = 0; p < ZQ_NODE_MAX_PEERS; p++) {
+        assert_false(members[0].node.peers[p].used);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(three_members_form_a_full_mesh_and_echo, reset),
+        cmocka_unit_test_setup(members_of_other_rooms_never_connect, reset),
+        cmocka_unit_test_setup(a_member_who_leaves_is_forgotten_and_can_come_back, reset),
+        cmocka_unit_test_setup(more_members_than_peer_slots_are_refused_cleanly, reset),
+        cmocka_unit_test_setup(garbage_signalling_is_counted_and_ignored, reset),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
