@@ -98,6 +98,16 @@ zq_err_t peer_send(peer_t *p, uint64_t now, uint16_t channel, const uint8_t *dat
     return dc_send(&p->dc, now, channel, data, len, binary);
 }
 
+zq_err_t peer_send_part(peer_t *p, uint64_t now, uint16_t channel, const uint8_t *data,
+                        size_t len, bool binary, bool first, bool last, size_t *accepted)
+{
+    *accepted = 0;
+    if (p->state != PEER_STATE_CONNECTED) {
+        return ZQ_ERR_STATE;
+    }
+    return dc_send_part(&p->dc, now, channel, data, len, binary, first, last, accepted);
+}
+
 zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel)
 {
     if (p->state != PEER_STATE_CONNECTED) {

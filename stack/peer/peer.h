@@ -202,6 +202,10 @@ zq_err_t peer_open_channel(peer_t *p, uint64_t now, const char *label, const cha
                            dc_type_t type, uint32_t reliability, uint16_t *id);
 zq_err_t peer_send(peer_t *p, uint64_t now, uint16_t channel, const uint8_t *data, size_t len,
                    bool binary);
+/** A message in parts (dc_send_part()): larger than the send buffer, or relayed piece by
+ *  piece as peer_read() delivers it. */
+zq_err_t peer_send_part(peer_t *p, uint64_t now, uint16_t channel, const uint8_t *data,
+                        size_t len, bool binary, bool first, bool last, size_t *accepted);
 zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel);
 bool peer_read(peer_t *p, uint64_t now, dc_message_t *msg);
 const dc_channel_t *peer_channel(const peer_t *p, uint16_t channel);

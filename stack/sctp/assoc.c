@@ -51,6 +51,7 @@ void sctp_reset_tcb(sctp_assoc_t *a)
     sctp_ring_init(&a->out, a->out.mem, a->out.cap);
     sctp_ring_init(&a->in, a->in.mem, a->in.cap);
     a->unsent_off = SCTP_NO_OFFSET;
+    a->part_tail = SCTP_NO_OFFSET;
     a->flight = 0;
     a->avg_chunk = a->cfg.mtu;
     a->cwnd = (uint32_t)a->cfg.initial_cwnd_mtus * a->cfg.mtu;

@@ -151,6 +151,40 @@ zq_err_t dc_send(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, size_
                      &opts);
 }
 
+zq_err_t dc_send_part(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, size_t len,
+                      bool binary, bool first, bool last, size_t *accepted)
+{
+    *accepted = 0;
+    if (first && last) {
+        zq_err_t err = dc_send(dc, now, id, data, len, binary);
+        *accepted = err == ZQ_OK ? len : 0;
+        return err;
+    }
+    dc_channel_t *ch = find(dc, id);
+    if (ch == NULL) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    if (ch->state == DC_STATE_CLOSING && first) {
+        return ZQ_ERR_STATE;
+    }
+    uint64_t total = (first ? 0 : dc->part_sent) + len;
+    if (total > dc->remote_max_message) {
+        /* RFC 8841 §6.1: the peer cannot take it. What went out is withdrawn (RFC 3758), or
+         * the association must go: the peer would wait for the rest forever. */
+        if (!first && sctp_send_part_abandon(dc->assoc, now) == ZQ_ERR_UNSUPPORTED) {
+            sctp_abort(dc->assoc, now);
+        }
+        return ZQ_ERR_TOO_LONG;
+    }
+    sctp_send_opts_t opts = options_for(ch);
+    zq_err_t err = sctp_send_part(dc->assoc, now, id, binary ? DC_PPID_BINARY : DC_PPID_STRING,
+                                  data, len, first, last, &opts, accepted);
+    if (err == ZQ_OK) {
+        dc->part_sent = (first ? 0 : dc->part_sent) + *accepted;
+    }
+    return err;
+}
+
 uint32_t dc_buffered_amount(const dc_t *dc, uint16_t id)
 {
     return sctp_buffered_amount(dc->assoc, id);

@@ -127,6 +127,7 @@ typedef struct {
     uint8_t ev_count;
     uint8_t ack_pending[ZQ_DC_MAX_CHANNELS]; /* channel indexes owed a DATA_CHANNEL_ACK */
     uint8_t n_ack_pending;
+    uint64_t part_sent;         /* bytes of the message dc_send_part() has open */
     dc_stats_t stats;
 } dc_t;
 
@@ -150,6 +151,21 @@ zq_err_t dc_open(dc_t *dc, uint64_t now, const char *label, const char *protocol
  */
 zq_err_t dc_send(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, size_t len,
                  bool binary);
+
+/**
+ * Sends a message in parts, as sctp_send_part() queues them: for a message larger than the
+ * send buffer, or passed on piece by piece as it arrives (dc_read's pieces of a large
+ * message). @p first starts the message, @p last ends it (both: as dc_send()); @p binary is
+ * read on the first part. While one message is open on the association, other sends return
+ * ZQ_ERR_WOULD_BLOCK.
+ * @param accepted bytes of @p data taken; send the rest after room returns.
+ * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK; ZQ_ERR_TOO_LONG (the message would exceed the peer's
+ *         max-message-size, RFC 8841 §6.1: what was sent of it is withdrawn with FORWARD TSN,
+ *         RFC 3758); ZQ_ERR_NOT_FOUND; ZQ_ERR_STATE; ZQ_ERR_TIMEOUT (a partially reliable
+ *         channel gave the message up).
+ */
+zq_err_t dc_send_part(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, size_t len,
+                      bool binary, bool first, bool last, size_t *accepted);
 
 /** Closes a channel (RFC 8831 §6.7); DC_EVENT_CLOSED follows once both directions are reset. */
 zq_err_t dc_close(dc_t *dc, uint64_t now, uint16_t id);

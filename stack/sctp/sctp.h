@@ -242,6 +242,11 @@ typedef struct {
     uint32_t recovery_exit;
     bool need_fwd_tsn;
     bool blocked;               /* a send returned WOULD_BLOCK: WRITABLE when room returns */
+    uint32_t part_tail;         /* last record of the message sctp_send_part() has open (held
+                                   back until its END flag is known), or SCTP_NO_OFFSET */
+    uint16_t part_stream;
+    uint32_t part_ppid;
+    sctp_send_opts_t part_opts;
     /* RTO (RFC 6298 / RFC 9260 §6.3.1), in ms */
     uint32_t srtt;
     uint32_t rttvar;
@@ -340,12 +345,45 @@ bool sctp_read(sctp_assoc_t *a, sctp_message_t *msg);
 /**
  * Queues one message (@p len >= 1; RFC 9260 §6.1 forbids empty DATA, so RFC 8831 sends empty
  * messages as one byte with PPID 56/57 and the caller does that).
- * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK (no room now: SCTP_EVENT_WRITABLE follows); ZQ_ERR_TOO_LONG
+ * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK (no room now, or sctp_send_part() has a message open:
+ *         SCTP_EVENT_WRITABLE follows); ZQ_ERR_TOO_LONG
  *         (larger than the send buffer could ever hold); ZQ_ERR_STATE (not established, or the
  *         stream is being reset); ZQ_ERR_CAPACITY (too many streams in use).
  */
 zq_err_t sctp_send(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t ppid,
                    const uint8_t *data, size_t len, const sctp_send_opts_t *opts);
+
+/**
+ * Queues part of a message: for messages larger than the send buffer, or not all known yet
+ * (a relay passing on pieces as they arrive). Call with @p first for the first part and
+ * @p last for the last (both for a one-part message). As many whole fragments as fit are
+ * queued and go out at once, except the last queued one, held until the next part shows
+ * whether it ends the message (so @p last may come with @p len 0).
+ *
+ * RFC 9260 §6.9: the fragments of a message take consecutive TSNs, so while a message is open
+ * nothing else can be queued: sctp_send() and the first part of another message return
+ * ZQ_ERR_WOULD_BLOCK, and SCTP_EVENT_WRITABLE follows once it has ended.
+ * An open message also holds up a reset of its stream and a graceful shutdown until it ends.
+ *
+ * @param accepted bytes of @p data queued (may be fewer than @p len: call again with the rest
+ *        after SCTP_EVENT_WRITABLE).
+ * @return ZQ_OK (check @p accepted); ZQ_ERR_WOULD_BLOCK (nothing fit, or another message is
+ *         open); ZQ_ERR_STATE (not established, the stream is being reset, or no message of
+ *         @p stream is open for a part that is not @p first); ZQ_ERR_INVALID_ARG (an empty first part);
+ *         ZQ_ERR_CAPACITY (too many streams); ZQ_ERR_TIMEOUT (partial reliability abandoned
+ *         the open message, RFC 3758: the message is over, the rest is refused).
+ */
+zq_err_t sctp_send_part(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t ppid,
+                        const uint8_t *data, size_t len, bool first, bool last,
+                        const sctp_send_opts_t *opts, size_t *accepted);
+
+/**
+ * Gives up the message sctp_send_part() has open: its unsent fragments never go out, and if
+ * some went out already, FORWARD TSN (RFC 3758 §3.5) tells the peer to drop what it has.
+ * @return ZQ_OK; ZQ_ERR_STATE (no message open); ZQ_ERR_UNSUPPORTED (some went out and the
+ *         peer does not do RFC 3758: it would wait for the rest forever, so abort).
+ */
+zq_err_t sctp_send_part_abandon(sctp_assoc_t *a, uint64_t now);
 
 /** Whether everything sent so far was acknowledged (or abandoned) and nothing is queued. */
 bool sctp_all_acked(const sctp_assoc_t *a);

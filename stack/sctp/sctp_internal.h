@@ -192,6 +192,8 @@ void sctp_t3_expired(sctp_assoc_t *a);
 void sctp_abandon_expired(sctp_assoc_t *a);
 /* Marks a message abandoned, starting at the record at @p off (its first fragment). */
 void sctp_abandon_message(sctp_assoc_t *a, uint32_t off);
+/* Gives a fragment its TSN (and SSN) as it first goes out. */
+void sctp_assign_tsn(sctp_assoc_t *a, out_rec_t *r);
 void sctp_update_adv_peer_ack(sctp_assoc_t *a);
 void sctp_write_forward_tsn(sctp_assoc_t *a, zq_writer_t *w);
 size_t sctp_forward_tsn_size(const sctp_assoc_t *a);

@@ -186,26 +186,23 @@ static bool put_retransmissions(sctp_assoc_t *a, sctp_packet_builder_t *b, bool 
     return false;
 }
 
-/* First transmission of a message fragment: it gets its TSN, and the first fragment of an
- * ordered message gets the stream's next SSN, stamped on all its fragments. */
-static void number(sctp_assoc_t *a, uint32_t off, out_rec_t *r)
+/* A fragment's TSN, and an ordered message's SSN: the stream's next on the first fragment,
+ * the same on the rest (nothing else is queued between a message's fragments, §6.9). */
+void sctp_assign_tsn(sctp_assoc_t *a, out_rec_t *r)
 {
     r->tsn = a->next_tsn++;
-    if (!(r->data_flags & SCTP_DATA_BEGIN)) {
-        return;
-    }
     sctp_stream_t *s = sctp_stream_find(a, r->stream);
-    uint16_t ssn = 0;
-    if (s != NULL && !(r->data_flags & SCTP_DATA_UNORDERED)) {
-        ssn = s->out_ssn++;
+    if (s == NULL || (r->data_flags & SCTP_DATA_UNORDERED)) {
+        r->ssn = 0;
+    } else {
+        r->ssn = (r->data_flags & SCTP_DATA_BEGIN) ? s->out_ssn++ : (uint16_t)(s->out_ssn - 1);
     }
-    for (uint32_t o = off; o != SCTP_NO_OFFSET; o = sctp_ring_next(&a->out, o)) {
-        out_rec_t *f = out_at(a, o);
-        f->ssn = ssn;
-        if (f->data_flags & SCTP_DATA_END) {
-            break;
-        }
-    }
+}
+
+/* First transmission of a fragment: numbered, and timed if nothing is being timed. */
+static void number(sctp_assoc_t *a, out_rec_t *r)
+{
+    sctp_assign_tsn(a, r);
     if (a->rtt_tsn == 0) {
         a->rtt_tsn = r->tsn;
     }
@@ -234,10 +231,13 @@ static void put_new_data(sctp_assoc_t *a, sctp_packet_builder_t *b, bool *wrote)
             sctp_abandon_message(a, off); /* expired before it went out: never sent */
             continue;
         }
+        if (off == a->part_tail) {
+            return; /* its END flag is not known yet (sctp_send_part) */
+        }
         if (!window_allows(a, r, *wrote) || sctp_data_size(r->len) > sctp_packet_space(b)) {
             return;
         }
-        number(a, off, r);
+        number(a, r);
         write_data(a, b, r);
         sctp_stream_t *s = sctp_stream_find(a, r->stream);
         if (s != NULL) {
@@ -251,7 +251,8 @@ static void put_new_data(sctp_assoc_t *a, sctp_packet_builder_t *b, bool *wrote)
 /* Whether new DATA will go in this packet, so a delayed SACK may ride along. */
 static bool has_data_to_send(const sctp_assoc_t *a)
 {
-    return a->unsent_off != SCTP_NO_OFFSET && a->flight < a->cwnd && a->peer_rwnd > 0;
+    return a->unsent_off != SCTP_NO_OFFSET && a->unsent_off != a->part_tail &&
+           a->flight < a->cwnd && a->peer_rwnd > 0;
 }
 
 size_t sctp_poll_transmit(sctp_assoc_t *a, uint64_t now, uint8_t *buf, size_t cap)

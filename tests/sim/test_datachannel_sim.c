@@ -218,6 +218,69 @@ static void large_messages_arrive_in_pieces_intact(void **state)
     assert_int_equal(apps[1].crc, zq_crc32_update(0, msg, sizeof msg));
 }
 
+static bool room_again(sctp_pair_t *p)
+{
+    return !p->end[0].assoc.blocked;
+}
+
+/* Sends @p len bytes of @p msg in parts of @p part bytes, waiting for room when asked to. */
+static zq_err_t send_in_parts(uint16_t id, const uint8_t *msg, size_t len, size_t part)
+{
+    size_t done = 0;
+    bool first = true;
+    for (;;) {
+        size_t n = len - done < part ? len - done : part;
+        size_t took = 0;
+        zq_err_t err = dc_send_part(&apps[0].dc, pair.now, id, msg + done, n, false, first,
+                                    done + n == len, &took);
+        sctp_pair_flush(&pair, 0);
+        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+            return err;
+        }
+        first = first && took == 0 && err == ZQ_ERR_WOULD_BLOCK;
+        done += took;
+        if (done == len && err == ZQ_OK) {
+            return ZQ_OK;
+        }
+        if (took < n) {
+            assert_true(sctp_pair_run(&pair, pair.now + 60000, room_again));
+        }
+    }
+}
+
+static void message_of_the_peers_maximum_goes_in_parts_through_a_small_buffer(void **state)
+{
+    (void)state;
+    /* 16 KiB send buffer, 256 KiB message: what a device relays without holding it. */
+    start(8, (simnet_impairment_t){2, 0, 10, 5}, 262144, 262144);
+    uint16_t id = open_channel(0, "relay", DC_RELIABLE, 0);
+    static uint8_t msg[262144];
+    sctp_pair_pattern(msg, sizeof msg, 8);
+    assert_int_equal(dc_send(&apps[0].dc, pair.now, id, msg, sizeof msg, false),
+                     ZQ_ERR_TOO_LONG); /* whole, it could never fit */
+    assert_int_equal(send_in_parts(id, msg, sizeof msg, 3000), ZQ_OK);
+    settle(20000);
+    assert_int_equal(apps[1].messages, 1);
+    assert_int_equal(apps[1].text, 1);
+    assert_int_equal(apps[1].crc, zq_crc32_update(0, msg, sizeof msg));
+}
+
+static void parts_beyond_the_peers_maximum_are_refused_and_withdrawn(void **state)
+{
+    (void)state;
+    start(9, clean, 65536, 10000); /* end 1 takes at most 10000 bytes */
+    uint16_t id = open_channel(0, "small", DC_RELIABLE, 0);
+    static uint8_t msg[12000];
+    assert_int_equal(send_in_parts(id, msg, sizeof msg, 4000), ZQ_ERR_TOO_LONG);
+    settle(1000);
+    send_text(0, id, "after");
+    settle(1000);
+    assert_int_equal(apps[1].messages, 1); /* only "after": the long one never completed */
+    assert_int_equal(apps[1].last_len, 5);
+    assert_int_equal(apps[1].aborted, 1);
+    assert_int_equal(apps[1].closed, 0);
+}
+
 static void closing_resets_both_directions_and_frees_the_id(void **state)
 {
     (void)state;
@@ -381,6 +444,8 @@ int main(void)
         cmocka_unit_test(sending_over_the_peers_max_message_size_is_an_error),
         cmocka_unit_test(receiving_over_our_max_message_size_closes_the_channel),
         cmocka_unit_test(large_messages_arrive_in_pieces_intact),
+        cmocka_unit_test(message_of_the_peers_maximum_goes_in_parts_through_a_small_buffer),
+        cmocka_unit_test(parts_beyond_the_peers_maximum_are_refused_and_withdrawn),
         cmocka_unit_test(closing_resets_both_directions_and_frees_the_id),
         cmocka_unit_test(sixteen_channels_at_once_and_a_seventeenth_is_refused),
         cmocka_unit_test(open_on_the_wrong_parity_is_refused),

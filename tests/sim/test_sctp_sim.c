@@ -253,6 +253,135 @@ static void message_larger_than_the_receive_buffer_arrives_in_pieces(void **stat
     assert_true(rx->pieces > 4 * 200);
 }
 
+/* Streams @p size bytes on @p stream with sctp_send_part(), @p part bytes per call, waiting
+ * for room as an application would; the last call may be empty when @p empty_last. */
+static uint32_t stream_message(uint16_t stream, size_t size, size_t part, bool empty_last,
+                               unsigned long seed)
+{
+    static uint8_t msg[1024 * 1024];
+    sctp_pair_pattern(msg, size, seed);
+    size_t done = 0;
+    bool first = true;
+    while (done < size || (empty_last && first == false && done == size)) {
+        size_t n = size - done < part ? size - done : part;
+        bool last = empty_last ? n == 0 : done + n == size;
+        size_t took = 0;
+        zq_err_t err = sctp_send_part(&pair.end[0].assoc, pair.now, stream, 53, msg + done, n,
+                                      first, last, NULL, &took);
+        sctp_pair_flush(&pair, 0);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            assert_true(sctp_pair_run(&pair, pair.now + 120000, sender_unblocked));
+            continue;
+        }
+        assert_int_equal(err, ZQ_OK);
+        first = false;
+        done += took;
+        if (last && took == n) {
+            break;
+        }
+        if (took < n) {
+            assert_true(sctp_pair_run(&pair, pair.now + 120000, sender_unblocked));
+        }
+    }
+    return zq_crc32_update(0, msg, size);
+}
+
+static void message_larger_than_the_send_buffer_goes_in_parts(void **state)
+{
+    (void)state;
+    /* 16 KiB buffers both ways and a 1 MiB message, at 5% loss with reordering: the sender
+     * never holds more than its buffer, the receiver takes it piece by piece. */
+    start(30, (simnet_impairment_t){5, 1, 10, 10}, BUF, true);
+    uint32_t crc = stream_message(3, 1024 * 1024, 5000, false, 1);
+    assert_true(sctp_pair_run(&pair, pair.now + 600000, all_acked));
+    const sctp_pair_stream_t *rx = &pair.end[1].rx[3];
+    assert_int_equal(rx->messages, 1);
+    assert_int_equal(rx->bytes, 1024 * 1024);
+    assert_int_equal(rx->crc, crc);
+    assert_int_equal(rx->aborted, 0);
+}
+
+static void last_part_may_be_empty(void **state)
+{
+    (void)state;
+    start(31, clean, BUF, true);
+    uint32_t crc = stream_message(2, 3000, 1000, true, 2);
+    assert_true(sctp_pair_run(&pair, pair.now + 10000, all_acked));
+    assert_int_equal(pair.end[1].rx[2].messages, 1);
+    assert_int_equal(pair.end[1].rx[2].bytes, 3000);
+    assert_int_equal(pair.end[1].rx[2].crc, crc);
+}
+
+static void other_sends_wait_while_a_message_is_open(void **state)
+{
+    (void)state;
+    start(32, clean, BUF, true);
+    sctp_assoc_t *a = &pair.end[0].assoc;
+    static uint8_t part[2000];
+    size_t took = 0;
+    assert_int_equal(sctp_send_part(a, pair.now, 1, 53, part, sizeof part, true, false, NULL,
+                                    &took),
+                     ZQ_OK);
+    assert_int_equal(took, sizeof part);
+    /* §6.9: nothing may come between its fragments. */
+    assert_int_equal(sctp_send(a, pair.now, 4, 53, part, 10, NULL), ZQ_ERR_WOULD_BLOCK);
+    assert_int_equal(sctp_send_part(a, pair.now, 4, 53, part, 10, true, true, NULL, &took),
+                     ZQ_ERR_WOULD_BLOCK);
+    assert_int_equal(sctp_send_part(a, pair.now, 4, 53, part, 10, false, true, NULL, &took),
+                     ZQ_ERR_STATE); /* no message of stream 4 is open */
+    assert_int_equal(sctp_send_part(a, pair.now, 1, 53, part, sizeof part, false, true, NULL,
+                                    &took),
+                     ZQ_OK);
+    assert_true(sctp_pair_run(&pair, pair.now + 10000, sender_unblocked));
+    assert_true(sctp_pair_saw(&pair, 0, SCTP_EVENT_WRITABLE, 0xFFFF));
+    assert_int_equal(sctp_pair_send(&pair, 0, 4, part, 10, NULL), ZQ_OK);
+    assert_true(sctp_pair_run(&pair, pair.now + 10000, all_acked));
+    assert_int_equal(pair.end[1].rx[1].messages, 1);
+    assert_int_equal(pair.end[1].rx[1].bytes, 4000);
+    assert_int_equal(pair.end[1].rx[4].messages, 1);
+}
+
+static void parts_out_of_turn_are_refused(void **state)
+{
+    (void)state;
+    start(33, clean, BUF, true);
+    sctp_assoc_t *a = &pair.end[0].assoc;
+    static uint8_t part[100];
+    size_t took = 1;
+    assert_int_equal(sctp_send_part(a, pair.now, 1, 53, part, 10, false, false, NULL, &took),
+                     ZQ_ERR_STATE);
+    assert_int_equal(took, 0);
+    assert_int_equal(sctp_send_part(a, pair.now, 1, 53, part, 0, true, false, NULL, &took),
+                     ZQ_ERR_INVALID_ARG);
+    assert_int_equal(sctp_send_part_abandon(a, pair.now), ZQ_ERR_STATE);
+}
+
+static void abandoning_an_open_message_withdraws_what_went_out(void **state)
+{
+    (void)state;
+    start(34, clean, BUF, true);
+    sctp_assoc_t *a = &pair.end[0].assoc;
+    static uint8_t part[6000];
+    size_t took = 0;
+    assert_int_equal(sctp_send_part(a, pair.now, 1, 53, part, sizeof part, true, false, NULL,
+                                    &took),
+                     ZQ_OK);
+    sctp_pair_flush(&pair, 0);
+    sctp_pair_run(&pair, pair.now + 200, NULL); /* some fragments went out and were acked */
+    assert_true(pair.end[1].rx[1].pieces >= 1);
+    assert_int_equal(sctp_send_part_abandon(a, pair.now), ZQ_OK);
+    sctp_pair_flush(&pair, 0);
+    /* The association goes on: the next message arrives whole, and the withdrawn one was
+     * reported as aborted, never as a message. */
+    static uint8_t next[500];
+    assert_true(sctp_pair_run(&pair, pair.now + 10000, sender_unblocked));
+    assert_int_equal(sctp_pair_send(&pair, 0, 1, next, sizeof next, NULL), ZQ_OK);
+    assert_true(sctp_pair_run(&pair, pair.now + 10000, all_acked));
+    sctp_pair_run(&pair, pair.now + 500, NULL);
+    assert_int_equal(pair.end[1].rx[1].aborted, 1);
+    assert_int_equal(pair.end[1].rx[1].messages, 1);
+}
+
 static void send_blocks_and_writable_follows(void **state)
 {
     (void)state;
@@ -447,6 +576,11 @@ int main(void)
         cmocka_unit_test(partially_reliable_messages_are_abandoned_not_stalled),
         cmocka_unit_test(lifetime_expired_messages_are_abandoned),
         cmocka_unit_test(message_larger_than_the_receive_buffer_arrives_in_pieces),
+        cmocka_unit_test(message_larger_than_the_send_buffer_goes_in_parts),
+        cmocka_unit_test(last_part_may_be_empty),
+        cmocka_unit_test(other_sends_wait_while_a_message_is_open),
+        cmocka_unit_test(parts_out_of_turn_are_refused),
+        cmocka_unit_test(abandoning_an_open_message_withdraws_what_went_out),
         cmocka_unit_test(send_blocks_and_writable_follows),
         cmocka_unit_test(buffered_amount_falls_to_low_water_with_an_event),
         cmocka_unit_test(sender_respects_the_window_of_a_receiver_that_does_not_read),

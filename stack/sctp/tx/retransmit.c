@@ -40,11 +40,11 @@ void sctp_t3_expired(sctp_assoc_t *a)
     a->t3_at = a->now + a->rto;
 }
 
-/* The record of the first fragment of the message @p off belongs to: fragments of a message
- * are consecutive in the ring. */
+/* The record of the first fragment of the message @p off belongs to (fragments of a message
+ * are consecutive in the ring), or SCTP_NO_OFFSET when it is gone: acknowledged and freed. */
 static uint32_t message_start(const sctp_assoc_t *a, uint32_t off)
 {
-    uint32_t start = off;
+    uint32_t start = SCTP_NO_OFFSET;
     for (uint32_t o = sctp_ring_first(&a->out); o != SCTP_NO_OFFSET && o != off;
          o = sctp_ring_next(&a->out, o)) {
         if (out_at(a, o)->data_flags & SCTP_DATA_BEGIN) {
@@ -72,17 +72,34 @@ static void abandon_record(sctp_assoc_t *a, out_rec_t *r)
     r->h.state = (uint8_t)((r->h.state & ~OUT_RTX) | OUT_ABANDONED);
 }
 
+/* Whether the peer holds some of the message @p off belongs to. */
+static bool partly_sent(const sctp_assoc_t *a, uint32_t off)
+{
+    uint32_t start = message_start(a, off);
+    return start == SCTP_NO_OFFSET || (out_at(a, start)->h.state & OUT_SENT);
+}
+
 void sctp_abandon_message(sctp_assoc_t *a, uint32_t off)
 {
+    bool peer_has_part = partly_sent(a, off);
     uint32_t o = message_start(a, off);
+    o = o != SCTP_NO_OFFSET ? o : off;
     if (!(out_at(a, o)->h.state & OUT_ABANDONED)) {
         a->stats.abandoned++;
     }
     while (o != SCTP_NO_OFFSET) {
         out_rec_t *r = out_at(a, o);
+        bool unsent = !(r->h.state & OUT_SENT);
         abandon_record(a, r);
         if (a->unsent_off == o) {
             a->unsent_off = sctp_ring_next(&a->out, o);
+        }
+        if (unsent && peer_has_part) {
+            /* RFC 3758 §3.5: FORWARD TSN can only skip TSNs; the peer holds the start of this
+             * message, so the rest gets TSNs too (never sent) for the new cumulative TSN to
+             * pass, and the peer drops the part it has. */
+            sctp_assign_tsn(a, r);
+            r->h.state |= OUT_SENT;
         }
         if (r->data_flags & SCTP_DATA_END) {
             break;
@@ -90,6 +107,21 @@ void sctp_abandon_message(sctp_assoc_t *a, uint32_t off)
         o = sctp_ring_next(&a->out, o);
     }
     sctp_update_adv_peer_ack(a);
+}
+
+zq_err_t sctp_send_part_abandon(sctp_assoc_t *a, uint64_t now)
+{
+    a->now = now > a->now ? now : a->now;
+    uint32_t tail = a->part_tail;
+    if (tail == SCTP_NO_OFFSET) {
+        return ZQ_ERR_STATE;
+    }
+    a->part_tail = SCTP_NO_OFFSET;
+    if (partly_sent(a, tail) && !a->peer_forward_tsn) {
+        return ZQ_ERR_UNSUPPORTED; /* the peer would wait for the rest forever */
+    }
+    sctp_abandon_message(a, tail);
+    return ZQ_OK;
 }
 
 /* RFC 3758 §3.5 C1: the Advanced.Peer.Ack.Point moves over TSNs acknowledged or abandoned. */

@@ -38,38 +38,83 @@ static void fill_record(sctp_assoc_t *a, out_rec_t *r, uint16_t stream, uint32_t
     memcpy(r + 1, data, len);
 }
 
-/* Appends every fragment, or nothing: on a full ring the appended ones are taken back. */
-static zq_err_t append_fragments(sctp_assoc_t *a, uint16_t stream, uint32_t ppid,
-                                 const uint8_t *data, size_t len, const sctp_send_opts_t *opts,
-                                 uint32_t *first)
+/* Appends fragments of @p data in order: every one or none when @p all, else as many as fit.
+ * The first gets BEGIN when @p begins; END is the caller's to set. Returns the bytes appended,
+ * with @p first and @p last the offsets of the first and last records appended. */
+static size_t append_fragments(sctp_assoc_t *a, uint16_t stream, uint32_t ppid,
+                               const uint8_t *data, size_t len, const sctp_send_opts_t *opts,
+                               bool begins, bool all, uint32_t *first, uint32_t *last)
 {
     sctp_ring_t saved = a->out;
     size_t frag = sctp_max_fragment(a);
-    for (size_t done = 0; done < len;) {
+    size_t done = 0;
+    while (done < len) {
         size_t n = len - done < frag ? len - done : frag;
         uint32_t off = sctp_ring_alloc(&a->out, record_size(n));
         if (off == SCTP_NO_OFFSET) {
-            a->out = saved;
-            return ZQ_ERR_WOULD_BLOCK;
+            if (all) {
+                a->out = saved;
+                return 0;
+            }
+            break;
         }
         out_rec_t *r = (out_rec_t *)(void *)sctp_ring_at(&a->out, off);
         fill_record(a, r, stream, ppid, data + done, n, opts);
-        r->data_flags |= (uint8_t)((done == 0 ? SCTP_DATA_BEGIN : 0) |
-                                   (done + n == len ? SCTP_DATA_END : 0));
+        r->data_flags |= (uint8_t)(done == 0 && begins ? SCTP_DATA_BEGIN : 0);
         *first = done == 0 ? off : *first;
+        *last = off;
         done += n;
     }
-    return ZQ_OK;
+    return done;
+}
+
+/* What may be queued on @p stream now, for a new message (@p first) or the open one. */
+static zq_err_t check_send(sctp_assoc_t *a, uint64_t now, uint16_t stream, bool first,
+                           sctp_stream_t **s)
+{
+    a->now = now > a->now ? now : a->now;
+    if (a->state != SCTP_STATE_ESTABLISHED) {
+        return ZQ_ERR_STATE;
+    }
+    bool open = a->part_tail != SCTP_NO_OFFSET;
+    if (first && open) {
+        a->blocked = true; /* §6.9: one message's fragments take consecutive TSNs; WRITABLE */
+        return ZQ_ERR_WOULD_BLOCK; /* follows once it has ended and room is back */
+    }
+    if (!first && (!open || a->part_stream != stream)) {
+        return ZQ_ERR_STATE;
+    }
+    if (!first && (((const out_rec_t *)(const void *)sctp_ring_at(&a->out, a->part_tail))
+                       ->h.state & OUT_ABANDONED)) {
+        a->part_tail = SCTP_NO_OFFSET; /* RFC 3758 gave it up: FORWARD TSN skips it */
+        return ZQ_ERR_TIMEOUT;
+    }
+    *s = sctp_stream_get(a, stream);
+    if (*s == NULL) {
+        return ZQ_ERR_CAPACITY;
+    }
+    return ((*s)->flags & SCTP_STREAM_RESETTING) && first ? ZQ_ERR_STATE : ZQ_OK;
+}
+
+/* Newly appended records from @p first become sendable, and the stream's buffered amount
+ * grows by @p len. */
+static void queued(sctp_assoc_t *a, sctp_stream_t *s, uint32_t first, size_t len)
+{
+    if (a->unsent_off == SCTP_NO_OFFSET) {
+        a->unsent_off = first;
+    }
+    sctp_stream_unsent_changed(a, s, (int32_t)len);
 }
 
 zq_err_t sctp_send(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t ppid,
                    const uint8_t *data, size_t len, const sctp_send_opts_t *opts)
 {
     static const sctp_send_opts_t reliable = {false, SCTP_RELIABLE, 0};
-    a->now = now > a->now ? now : a->now;
     opts = opts != NULL ? opts : &reliable;
-    if (a->state != SCTP_STATE_ESTABLISHED) {
-        return ZQ_ERR_STATE;
+    sctp_stream_t *s = NULL;
+    zq_err_t err = check_send(a, now, stream, true, &s);
+    if (err != ZQ_OK) {
+        return err;
     }
     if (len == 0 || data == NULL) {
         return ZQ_ERR_INVALID_ARG; /* §6.1: DATA carries at least one byte */
@@ -77,24 +122,63 @@ zq_err_t sctp_send(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t ppid
     if (message_size(a, len) > a->out.cap) {
         return ZQ_ERR_TOO_LONG;
     }
-    sctp_stream_t *s = sctp_stream_get(a, stream);
-    if (s == NULL) {
-        return ZQ_ERR_CAPACITY;
-    }
-    if (s->flags & SCTP_STREAM_RESETTING) {
-        return ZQ_ERR_STATE;
-    }
     uint32_t first = SCTP_NO_OFFSET;
-    zq_err_t err = append_fragments(a, stream, ppid, data, len, opts, &first);
-    if (err != ZQ_OK) {
+    uint32_t last = SCTP_NO_OFFSET;
+    if (append_fragments(a, stream, ppid, data, len, opts, true, true, &first, &last) == 0) {
         a->blocked = true;
         sctp_stream_forget_if_idle(a, s);
+        return ZQ_ERR_WOULD_BLOCK;
+    }
+    ((out_rec_t *)(void *)sctp_ring_at(&a->out, last))->data_flags |= SCTP_DATA_END;
+    queued(a, s, first, len);
+    return ZQ_OK;
+}
+
+/* The open message ends with its held record. */
+static void end_open_message(sctp_assoc_t *a)
+{
+    ((out_rec_t *)(void *)sctp_ring_at(&a->out, a->part_tail))->data_flags |= SCTP_DATA_END;
+    a->part_tail = SCTP_NO_OFFSET;
+}
+
+zq_err_t sctp_send_part(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t ppid,
+                        const uint8_t *data, size_t len, bool first, bool last,
+                        const sctp_send_opts_t *opts, size_t *accepted)
+{
+    static const sctp_send_opts_t reliable = {false, SCTP_RELIABLE, 0};
+    *accepted = 0;
+    sctp_stream_t *s = NULL;
+    zq_err_t err = check_send(a, now, stream, first, &s);
+    if (err != ZQ_OK) {
         return err;
     }
-    if (a->unsent_off == SCTP_NO_OFFSET) {
-        a->unsent_off = first;
+    if ((len == 0 && first) || (len > 0 && data == NULL)) {
+        return ZQ_ERR_INVALID_ARG;
     }
-    sctp_stream_unsent_changed(a, s, (int32_t)len);
+    if (first) {
+        a->part_stream = stream;
+        a->part_ppid = ppid;
+        a->part_opts = opts != NULL ? *opts : reliable;
+    }
+    uint32_t head = SCTP_NO_OFFSET;
+    uint32_t tail = SCTP_NO_OFFSET;
+    size_t n = append_fragments(a, stream, a->part_ppid, data, len, &a->part_opts, first, false,
+                                &head, &tail);
+    if (n == 0 && len > 0) {
+        a->blocked = true;
+        if (first) {
+            sctp_stream_forget_if_idle(a, s);
+        }
+        return ZQ_ERR_WOULD_BLOCK;
+    }
+    if (n > 0) {
+        a->part_tail = tail; /* held back until the next part says whether it ends here */
+        queued(a, s, head, n);
+    }
+    *accepted = n;
+    if (last && n == len) {
+        end_open_message(a);
+    }
     return ZQ_OK;
 }
 
