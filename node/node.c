@@ -325,18 +325,29 @@ bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx)
     return false;
 }
 
+bool node_read_peer(node_t *n, uint64_t now, uint8_t peer, node_message_t *m)
+{
+    if (peer >= ZQ_NODE_MAX_PEERS) {
+        return false;
+    }
+    node_peer_t *np = &n->peers[peer];
+    while (np->used && peer_read(&np->peer, now, &m->msg)) {
+        if (m->msg.id == np->channel) {
+            m->peer = peer;
+            return true;
+        }
+    }
+    if (np->used) {
+        pump_peer(n, peer, now);
+    }
+    return false;
+}
+
 bool node_read(node_t *n, uint64_t now, node_message_t *m)
 {
-    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
-        node_peer_t *np = &n->peers[i];
-        while (np->used && peer_read(&np->peer, now, &m->msg)) {
-            if (m->msg.id == np->channel) {
-                m->peer = (uint8_t)i;
-                return true;
-            }
-        }
-        if (np->used) {
-            pump_peer(n, i, now);
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (node_read_peer(n, now, i, m)) {
+            return true;
         }
     }
     return false;
@@ -349,6 +360,25 @@ zq_err_t node_send(node_t *n, uint64_t now, uint8_t peer, const uint8_t *data, s
         return ZQ_ERR_NOT_FOUND;
     }
     return peer_send(&n->peers[peer].peer, now, n->peers[peer].channel, data, len, binary);
+}
+
+zq_err_t node_send_part(node_t *n, uint64_t now, uint8_t peer, const uint8_t *data, size_t len,
+                        bool binary, bool first, bool last, size_t *accepted)
+{
+    *accepted = 0;
+    if (peer >= ZQ_NODE_MAX_PEERS || !n->peers[peer].used || !n->peers[peer].open) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    return peer_send_part(&n->peers[peer].peer, now, n->peers[peer].channel, data, len, binary,
+                          first, last, accepted);
+}
+
+zq_err_t node_send_part_abandon(node_t *n, uint64_t now, uint8_t peer)
+{
+    if (peer >= ZQ_NODE_MAX_PEERS || !n->peers[peer].used) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    return peer_send_part_abandon(&n->peers[peer].peer, now);
 }
 
 void node_close(node_t *n, uint64_t now)

@@ -106,12 +106,20 @@ void node_handle_timeout(node_t *n, uint64_t now);
 uint64_t node_next_timeout(const node_t *n);
 bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx);
 bool node_poll_event(node_t *n, node_event_t *ev);
-/** The next data channel message from any peer. */
+/** The next data channel message (or piece of a large one) from any peer. */
 bool node_read(node_t *n, uint64_t now, node_message_t *m);
+/** The next message or piece from @p peer only (a relay that cannot take more from one peer
+ *  yet still reads the others). */
+bool node_read_peer(node_t *n, uint64_t now, uint8_t peer, node_message_t *m);
 
 /** Sends on @p peer's channel. */
 zq_err_t node_send(node_t *n, uint64_t now, uint8_t peer, const uint8_t *data, size_t len,
                    bool binary);
+/** Sends part of a message on @p peer's channel (peer_send_part()). */
+zq_err_t node_send_part(node_t *n, uint64_t now, uint8_t peer, const uint8_t *data, size_t len,
+                        bool binary, bool first, bool last, size_t *accepted);
+/** Gives up the message node_send_part() has open to @p peer. */
+zq_err_t node_send_part_abandon(node_t *n, uint64_t now, uint8_t peer);
 /** The remote peer's signalling id. */
 const char *node_peer_id(const node_t *n, uint8_t peer);
 /** Closes every peer (ABORT + close_notify go out on the next poll_transmit calls). */

@@ -108,6 +108,11 @@ zq_err_t peer_send_part(peer_t *p, uint64_t now, uint16_t channel, const uint8_t
     return dc_send_part(&p->dc, now, channel, data, len, binary, first, last, accepted);
 }
 
+zq_err_t peer_send_part_abandon(peer_t *p, uint64_t now)
+{
+    return p->state == PEER_STATE_CONNECTED ? dc_send_part_abandon(&p->dc, now) : ZQ_ERR_STATE;
+}
+
 zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel)
 {
     if (p->state != PEER_STATE_CONNECTED) {

@@ -171,8 +171,8 @@ zq_err_t dc_send_part(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, 
     if (total > dc->remote_max_message) {
         /* RFC 8841 §6.1: the peer cannot take it. What went out is withdrawn (RFC 3758), or
          * the association must go: the peer would wait for the rest forever. */
-        if (!first && sctp_send_part_abandon(dc->assoc, now) == ZQ_ERR_UNSUPPORTED) {
-            sctp_abort(dc->assoc, now);
+        if (!first) {
+            (void)dc_send_part_abandon(dc, now);
         }
         return ZQ_ERR_TOO_LONG;
     }
@@ -181,6 +181,15 @@ zq_err_t dc_send_part(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, 
                                   data, len, first, last, &opts, accepted);
     if (err == ZQ_OK) {
         dc->part_sent = (first ? 0 : dc->part_sent) + *accepted;
+    }
+    return err;
+}
+
+zq_err_t dc_send_part_abandon(dc_t *dc, uint64_t now)
+{
+    zq_err_t err = sctp_send_part_abandon(dc->assoc, now);
+    if (err == ZQ_ERR_UNSUPPORTED) {
+        sctp_abort(dc->assoc, now); /* the peer would wait for the rest forever */
     }
     return err;
 }

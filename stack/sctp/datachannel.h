@@ -167,6 +167,10 @@ zq_err_t dc_send(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, size_
 zq_err_t dc_send_part(dc_t *dc, uint64_t now, uint16_t id, const uint8_t *data, size_t len,
                       bool binary, bool first, bool last, size_t *accepted);
 
+/** Gives up the message dc_send_part() has open: what went out of it is withdrawn
+ *  (sctp_send_part_abandon()); if the peer cannot be told, the association is aborted. */
+zq_err_t dc_send_part_abandon(dc_t *dc, uint64_t now);
+
 /** Closes a channel (RFC 8831 §6.7); DC_EVENT_CLOSED follows once both directions are reset. */
 zq_err_t dc_close(dc_t *dc, uint64_t now, uint16_t id);
 

@@ -12,9 +12,11 @@
 #include <cmocka.h>
 
 #include "dtls_pair.h"
+#include "node/echo.h"
 #include "node/node.h"
 #include "signal/router.h"
 #include "simnet.h"
+#include "zq/crypto.h"
 
 #define NODES 6
 #define INBOX 64
@@ -37,6 +39,17 @@ typedef struct {
     unsigned timed_out;   /* of which: never answered or never connected */
     unsigned long received;
     char last[128];
+    /* With the echo service (node/echo.h) instead of the test's own echo: */
+    bool runs_echo;
+    bool quiet;           /* reads, never answers */
+    echo_t echo;
+    echo_report_t report;
+    unsigned reports;
+    /* Whole messages received back (the sender of the size test): */
+    size_t got_len;
+    bool got_binary;
+    uint32_t got_crc;
+    unsigned long got_messages;
 } member_t;
 
 static member_t members[NODES];
@@ -108,7 +121,43 @@ static void add_member(const char *room)
     go_online(i);
 }
 
-/* Echo: what a member receives goes back on the same peer's channel. */
+/* The test's own echo: "x" comes back as "echo:x"; what starts with "echo:" is kept. */
+static void read_and_answer(member_t *m)
+{
+    node_message_t msg;
+    while (node_read(&m->node, now, &msg)) {
+        m->received++;
+        size_t n = msg.msg.len < sizeof m->last - 1 ? msg.msg.len : sizeof m->last - 1;
+        memcpy(m->last, msg.msg.data, n);
+        m->last[n] = '\0';
+        m->got_len = msg.msg.first ? 0 : m->got_len;
+        m->got_crc = zq_crc32_update(msg.msg.first ? 0 : m->got_crc, msg.msg.data, msg.msg.len);
+        m->got_len += msg.msg.len;
+        m->got_binary = msg.msg.binary;
+        m->got_messages += msg.msg.last && !msg.msg.aborted;
+        if (!m->quiet && strncmp(m->last, "echo:", 5) != 0 && msg.msg.first && msg.msg.last &&
+            msg.msg.len < 100) {
+            char reply[160];
+            int r = snprintf(reply, sizeof reply, "echo:%s", m->last);
+            (void)node_send(&m->node, now, msg.peer, (const uint8_t *)reply, (size_t)r,
+                            msg.msg.binary);
+        }
+    }
+}
+
+static void take_events(member_t *m)
+{
+    node_event_t ev;
+    while (node_poll_event(&m->node, &ev)) {
+        m->connected += ev.type == NODE_EVENT_PEER_CONNECTED;
+        m->gone += ev.type == NODE_EVENT_PEER_GONE;
+        m->timed_out += ev.type == NODE_EVENT_PEER_GONE && ev.failure == PEER_FAIL_TIMEOUT;
+        if (m->runs_echo) {
+            echo_handle_event(&m->echo, now, &ev);
+        }
+    }
+}
+
 static void settle(unsigned i)
 {
     member_t *m = &members[i];
@@ -120,24 +169,14 @@ static void settle(unsigned i)
                 sig_router_frame(&router, now, m->client, out, len);
             }
         }
-        node_message_t msg;
-        while (node_read(&m->node, now, &msg)) {
-            m->received++;
-            size_t n = msg.msg.len < sizeof m->last - 1 ? msg.msg.len : sizeof m->last - 1;
-            memcpy(m->last, msg.msg.data, n);
-            m->last[n] = '\0';
-            if (strncmp(m->last, "echo:", 5) != 0) {
-                char reply[160];
-                int r = snprintf(reply, sizeof reply, "echo:%s", m->last);
-                (void)node_send(&m->node, now, msg.peer, (const uint8_t *)reply, (size_t)r,
-                                msg.msg.binary);
+        take_events(m);
+        if (m->runs_echo) {
+            echo_pump(&m->echo, now);
+            while (echo_poll_report(&m->echo, &m->report)) {
+                m->reports++;
             }
-        }
-        node_event_t ev;
-        while (node_poll_event(&m->node, &ev)) {
-            m->connected += ev.type == NODE_EVENT_PEER_CONNECTED;
-            m->gone += ev.type == NODE_EVENT_PEER_GONE;
-            m->timed_out += ev.type == NODE_EVENT_PEER_GONE && ev.failure == PEER_FAIL_TIMEOUT;
+        } else {
+            read_and_answer(m);
         }
         peer_transmit_t tx;
         while (node_poll_transmit(&m->node, now, &tx)) {
@@ -385,6 +424,104 @@ static void garbage_signalling_is_counted_and_ignored(void **state)
     }
 }
 
+static void run_echo(unsigned i, uint32_t probes)
+{
+    members[i].runs_echo = true;
+    echo_init(&members[i].echo, &members[i].node, probes);
+}
+
+static unsigned long want_messages;
+
+static bool sender_got_reply(void)
+{
+    return members[1].got_messages >= want_messages;
+}
+
+/* Member 1 sends @p len bytes to member 0 (in parts when large) and waits for them back. */
+static void round_trip(size_t len, bool binary)
+{
+    static uint8_t msg[262144];
+    for (size_t k = 0; k < len; k++) {
+        msg[k] = (uint8_t)(binary ? k * 7 : 'a' + k % 26);
+    }
+    if (len <= 1000) {
+        zq_err_t err;
+        while ((err = node_send(&members[1].node, now, 0, msg, len, binary)) ==
+               ZQ_ERR_WOULD_BLOCK) {
+            run_until(now + 5, NULL);
+        }
+        assert_int_equal(err, ZQ_OK);
+        settle(1);
+    }
+    size_t done = 0;
+    for (bool first = true; len > 1000 && done < len;) {
+        size_t n = len - done < 3000 ? len - done : 3000;
+        size_t took = 0;
+        zq_err_t err = node_send_part(&members[1].node, now, 0, msg + done, n, binary, first,
+                                      done + n == len, &took);
+        settle(1);
+        assert_true(err == ZQ_OK || err == ZQ_ERR_WOULD_BLOCK);
+        first = first && took == 0;
+        done += took;
+        if (took < n) {
+            run_until(now + 5, NULL);
+        }
+    }
+    want_messages++;
+    run_until(now + 60000, sender_got_reply);
+    assert_int_equal(members[1].got_messages, want_messages);
+    assert_int_equal(members[1].got_len, len);
+    assert_int_equal(members[1].got_binary, binary);
+    assert_int_equal(members[1].got_crc, zq_crc32_update(0, msg, len));
+}
+
+static void echo_service_returns_every_size_and_kind_through_small_buffers(void **state)
+{
+    (void)state;
+    add_member("echo");
+    add_member("echo");
+    run_echo(0, 0);
+    members[1].quiet = true;
+    want_open = 1;
+    run_until(now + 30000, mesh_complete);
+    assert_true(mesh_complete());
+    want_messages = 0;
+    static const size_t sizes[] = {0, 1, 1000, 4096, 16383, 16384, 65536, 262144};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        round_trip(sizes[k], false);
+        round_trip(sizes[k], true);
+    }
+    const echo_stats_t *st = &members[0].echo.stats;
+    assert_int_equal(st->messages, 16);
+    assert_int_equal(st->dropped, 0);
+    assert_int_equal(st->oversize, 0);
+    printf("    16 messages of 0 B to 256 KiB echoed through %d KiB buffers\n",
+           ZQ_PEER_SEND_BUFFER / 1024);
+}
+
+static bool both_reported(void)
+{
+    return members[0].reports == 1 && members[1].reports == 1;
+}
+
+static void two_echo_services_probe_each_other(void **state)
+{
+    (void)state;
+    add_member("pair");
+    add_member("pair");
+    run_echo(0, 20);
+    run_echo(1, 20);
+    run_until(now + 60000, both_reported);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(members[i].reports, 1);
+        assert_int_equal(members[i].report.sent, 20);
+        assert_int_equal(members[i].report.back, 20);
+        assert_true(members[i].report.rtt_min >= 10); /* 5 ms each way */
+        /* the other side's probes were echoed, not counted */
+        assert_int_equal(members[i].echo.stats.messages, 20);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +530,9 @@ int main(void)
         cmocka_unit_test_setup(a_member_who_leaves_is_forgotten_and_can_come_back, reset),
         cmocka_unit_test_setup(more_members_than_peer_slots_are_refused_cleanly, reset),
         cmocka_unit_test_setup(garbage_signalling_is_counted_and_ignored, reset),
+        cmocka_unit_test_setup(echo_service_returns_every_size_and_kind_through_small_buffers,
+                               reset),
+        cmocka_unit_test_setup(two_echo_services_probe_each_other, reset),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
