@@ -44,7 +44,8 @@ void node_signal_connected(node_t *n)
 
 const char *node_peer_id(const node_t *n, uint8_t peer)
 {
-    return peer < ZQ_NODE_MAX_PEERS && n->peers[peer].used ? n->peers[peer].id : "";
+    /* Still readable after the peer is gone: its PEER_GONE event names it. */
+    return peer < ZQ_NODE_MAX_PEERS ? n->peers[peer].id : "";
 }
 
 /* ---- Peers -------------------------------------------------------------------------------- */

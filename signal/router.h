@@ -35,10 +35,6 @@
 #ifndef ZQ_SIG_NAME_MAX
 #define ZQ_SIG_NAME_MAX 128
 #endif
-/** Longest frame the router re-writes (an offer with all its candidates fits). */
-#ifndef ZQ_SIG_FRAME_MAX
-#define ZQ_SIG_FRAME_MAX (ZQ_SIG_SDP_MAX + 512)
-#endif
 
 #define SIG_ID_LEN 22 /* 128 random bits, base64url */
 

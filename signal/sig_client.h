@@ -29,6 +29,11 @@
 #define ZQ_SIG_SDP_MAX 8192
 #endif
 
+/** Longest signalling frame written or re-written (an offer with all its candidates fits). */
+#ifndef ZQ_SIG_FRAME_MAX
+#define ZQ_SIG_FRAME_MAX (ZQ_SIG_SDP_MAX + 512)
+#endif
+
 typedef enum {
     SIG_EVENT_NONE,        /**< a frame of no interest (ignored, as ZeroQ does) */
     SIG_EVENT_WELCOME,     /**< our own id: @c peer */

@@ -68,6 +68,27 @@ bool peer_poll_event(peer_t *p, peer_event_t *ev)
     return true;
 }
 
+const char *peer_failure_name(peer_failure_t failure)
+{
+    switch (failure) {
+    case PEER_FAIL_NONE:
+        return "no failure";
+    case PEER_FAIL_ICE:
+        return "no ICE candidate pair worked";
+    case PEER_FAIL_CONSENT:
+        return "the peer stopped answering ICE consent checks";
+    case PEER_FAIL_DTLS:
+        return "DTLS handshake failed";
+    case PEER_FAIL_SCTP:
+        return "the SCTP association failed or was aborted";
+    case PEER_FAIL_DESCRIPTION:
+        return "the peer's SDP was refused";
+    case PEER_FAIL_TIMEOUT:
+        return "no answer, or not connected in time";
+    }
+    return "unknown failure";
+}
+
 void peer_fail(peer_t *p, peer_failure_t why)
 {
     if (p->state == PEER_STATE_FAILED || p->state == PEER_STATE_CLOSED) {

@@ -99,6 +99,9 @@ typedef enum {
                                  ZQ_PEER_CONNECT_TIMEOUT_MS */
 } peer_failure_t;
 
+/** What went wrong, in a few English words ("no ICE candidate pair worked"). */
+const char *peer_failure_name(peer_failure_t failure);
+
 typedef enum {
     PEER_EVENT_LOCAL_CANDIDATE, /**< trickle this a=candidate line: @c candidate */
     PEER_EVENT_GATHERING_DONE,  /**< all local candidates announced */

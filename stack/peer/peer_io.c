@@ -79,6 +79,16 @@ static void pump_ice(peer_t *p, uint64_t now)
     }
 }
 
+/* The peer ended the connection on purpose: close_notify, SCTP's SHUTDOWN, or the ABORT a
+ * browser sends on pc.close(). An ending, not a failure. */
+static void closed_by_peer(peer_t *p)
+{
+    if (p->state != PEER_STATE_CLOSED && p->state != PEER_STATE_FAILED) {
+        p->state = PEER_STATE_CLOSED;
+        peer_push_event(p, PEER_EVENT_CLOSED, 0);
+    }
+}
+
 static void pump_dtls(peer_t *p, uint64_t now)
 {
     dtls_event_t ev;
@@ -86,10 +96,7 @@ static void pump_dtls(peer_t *p, uint64_t now)
         if (ev.type == DTLS_EVENT_CONNECTED) {
             start_sctp(p, now);
         } else if (ev.type == DTLS_EVENT_CLOSED) {
-            if (p->state != PEER_STATE_CLOSED && p->state != PEER_STATE_FAILED) {
-                p->state = PEER_STATE_CLOSED;
-                peer_push_event(p, PEER_EVENT_CLOSED, 0);
-            }
+            closed_by_peer(p);
         } else {
             p->dtls_failure = ev.failure;
             peer_fail(p, PEER_FAIL_DTLS);
@@ -115,9 +122,15 @@ static void pump_sctp(peer_t *p, uint64_t now)
         case SCTP_EVENT_WRITABLE:
             peer_push_event(p, PEER_EVENT_WRITABLE, 0);
             break;
-        case SCTP_EVENT_ABORTED:
         case SCTP_EVENT_CLOSED:
-            peer_fail(p, PEER_FAIL_SCTP);
+            closed_by_peer(p);
+            break;
+        case SCTP_EVENT_ABORTED:
+            if (ev.reason == SCTP_ABORT_BY_PEER) {
+                closed_by_peer(p);
+            } else {
+                peer_fail(p, PEER_FAIL_SCTP);
+            }
             break;
         default:
             break; /* RESTARTED: the channels closed; the association goes on */
