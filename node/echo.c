@@ -154,7 +154,14 @@ static bool forward(echo_t *e, uint64_t now, uint8_t peer, echo_relay_t *r)
     return forward_parts(e, now, peer, r);
 }
 
-/* Takes one piece from @p peer into its relay unless it is a probe of ours or dropped. */
+static bool is_close_command(const dc_message_t *m)
+{
+    return !m->binary && m->first && m->last && m->len == sizeof ECHO_CLOSE_COMMAND - 1 &&
+           memcmp(m->data, ECHO_CLOSE_COMMAND, m->len) == 0;
+}
+
+/* Takes one piece from @p peer into its relay unless it is a probe of ours, a command, or
+ * dropped. */
 static bool take_piece(echo_t *e, uint64_t now, uint8_t peer, echo_relay_t *r)
 {
     node_message_t m;
@@ -167,6 +174,10 @@ static bool take_piece(echo_t *e, uint64_t now, uint8_t peer, echo_relay_t *r)
             send_probe(e, now, peer);
         }
         return true;
+    }
+    if (is_close_command(&m.msg)) {
+        e->stats.closes += node_close_channel(e->node, now, peer) == ZQ_OK;
+        return false; /* nothing more to read from a closing channel */
     }
     if (m.msg.first) {
         r->discarding = false;

@@ -9,6 +9,9 @@
  * whose channel has no room yet is simply not read until it has: its window closes and it
  * slows down (SCTP flow control), nothing is dropped.
  *
+ * The text message `zq-echo close` is not echoed: it makes the echo close that peer's channel
+ * (a peer can watch a channel end from the device's side, e.g. RTCDataChannel.onclose).
+ *
  * Probes: with @c probes > 0, each newly connected peer gets `zq-probe <our id> <n>` text
  * messages, one at a time, the next when the previous one comes back. Probes that come back
  * are counted, not echoed; someone else's probes are echoed like any message. So two echo
@@ -43,6 +46,7 @@
 #endif
 
 #define ECHO_PROBE_PREFIX "zq-probe "
+#define ECHO_CLOSE_COMMAND "zq-echo close"
 /** Longest probe text: prefix, our id, a number, NUL. */
 #define ECHO_PROBE_MAX (sizeof ECHO_PROBE_PREFIX + ZQ_SIG_ID_MAX + 12)
 
@@ -72,6 +76,7 @@ typedef struct {
     uint64_t bytes;        /**< echoed */
     uint64_t dropped;      /**< messages the peer refused (over its max-message-size) */
     uint64_t oversize;     /**< pieces larger than ZQ_ECHO_PIECE_MAX: dropped */
+    uint64_t closes;       /**< channels closed on request */
 } echo_stats_t;
 
 /** Probes of one peer are done (or that peer is gone before they were). */

@@ -60,13 +60,37 @@ static int find_peer(const node_t *n, const char *id)
     return -1;
 }
 
+/* The slot is free: what the peer held in the DTLS arena goes back (no leak per reconnect). */
+static void release(node_t *n, int i)
+{
+    peer_free(&n->peers[i].peer);
+    n->peers[i].draining = false;
+}
+
 static void forget(node_t *n, int i, peer_failure_t why)
 {
     bool was_open = n->peers[i].open;
     n->peers[i].used = false;
+    n->peers[i].draining = true; /* node_poll_transmit sends what is left, then releases it */
     if (was_open || why != PEER_FAIL_NONE) {
         push_event(n, NODE_EVENT_PEER_GONE, (uint8_t)i, why);
     }
+}
+
+/* A free slot, else one still draining (its last datagrams are dropped), else -1. */
+static int free_slot(node_t *n)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+            if (!n->peers[i].used && (pass == 1 || !n->peers[i].draining)) {
+                if (n->peers[i].draining) {
+                    release(n, i);
+                }
+                return i;
+            }
+        }
+    }
+    return -1;
 }
 
 static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
@@ -75,11 +99,8 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
     if (old >= 0) {
         forget(n, old, PEER_FAIL_NONE); /* the member came back: start afresh */
     }
-    int i = 0;
-    while (i < ZQ_NODE_MAX_PEERS && n->peers[i].used) {
-        i++;
-    }
-    if (i == ZQ_NODE_MAX_PEERS || strlen(id) > ZQ_SIG_ID_MAX) {
+    int i = strlen(id) <= ZQ_SIG_ID_MAX ? free_slot(n) : -1;
+    if (i < 0) {
         n->stats.peers_refused++;
         return -1;
     }
@@ -314,14 +335,18 @@ bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx)
 {
     for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
         int i = (n->next_tx + k) % ZQ_NODE_MAX_PEERS;
-        if (!n->peers[i].used) {
+        if (!n->peers[i].used && !n->peers[i].draining) {
             continue;
         }
         if (peer_poll_transmit(&n->peers[i].peer, now, tx)) {
             n->next_tx = (uint8_t)i;
             return true;
         }
-        pump_peer(n, i, now); /* sending can free room: WRITABLE */
+        if (n->peers[i].draining) {
+            release(n, i);
+        } else {
+            pump_peer(n, i, now); /* sending can free room: WRITABLE */
+        }
     }
     return false;
 }
@@ -382,11 +407,20 @@ zq_err_t node_send_part_abandon(node_t *n, uint64_t now, uint8_t peer)
     return peer_send_part_abandon(&n->peers[peer].peer, now);
 }
 
+zq_err_t node_close_channel(node_t *n, uint64_t now, uint8_t peer)
+{
+    if (peer >= ZQ_NODE_MAX_PEERS || !n->peers[peer].used || !n->peers[peer].open) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    return peer_close_channel(&n->peers[peer].peer, now, n->peers[peer].channel);
+}
+
 void node_close(node_t *n, uint64_t now)
 {
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used) {
             peer_close(&n->peers[i].peer, now);
+            forget(n, i, PEER_FAIL_NONE);
         }
     }
 }

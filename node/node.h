@@ -62,6 +62,8 @@ typedef struct {
 
 typedef struct {
     bool used;
+    bool draining;             /* gone, but its last datagrams (ABORT, close_notify) are still
+                                  to be sent; then its memory is freed */
     bool dialing;              /* we sent the offer */
     bool offer_due;            /* an offer is to be sent */
     bool answer_due;           /* an answer is to be sent */
@@ -120,6 +122,9 @@ zq_err_t node_send_part(node_t *n, uint64_t now, uint8_t peer, const uint8_t *da
                         bool binary, bool first, bool last, size_t *accepted);
 /** Gives up the message node_send_part() has open to @p peer. */
 zq_err_t node_send_part_abandon(node_t *n, uint64_t now, uint8_t peer);
+/** Closes @p peer's data channel (RFC 8831 §6.7); the peer connection ends with it, as one
+ *  channel per peer is the room's contract (zeroq-wire.md §2). */
+zq_err_t node_close_channel(node_t *n, uint64_t now, uint8_t peer);
 /** The remote peer's signalling id. */
 const char *node_peer_id(const node_t *n, uint8_t peer);
 /** Closes every peer (ABORT + close_notify go out on the next poll_transmit calls). */

@@ -165,6 +165,16 @@ void peer_close(peer_t *p, uint64_t now)
     /* The ABORT still goes out (peer_poll_transmit), then close_notify. */
 }
 
+void peer_free(peer_t *p)
+{
+    if (p->dtls_started) {
+        dtls_free(&p->dtls);
+        p->dtls_started = false;
+    }
+    p->sctp_started = false;
+    p->state = PEER_STATE_CLOSED;
+}
+
 peer_state_t peer_state(const peer_t *p)
 {
     return p->state;

@@ -218,6 +218,11 @@ const dc_channel_t *peer_channel(const peer_t *p, uint16_t channel);
 /** Closes the connection: SCTP ABORT and DTLS close_notify, as browsers do on pc.close(). */
 void peer_close(peer_t *p, uint64_t now);
 
+/** Returns the DTLS session's memory to the arena. Call once a closed or failed peer has
+ *  nothing left to send (peer_poll_transmit() said false): its ABORT and close_notify went
+ *  out. The peer is unusable until peer_init(). */
+void peer_free(peer_t *p);
+
 peer_state_t peer_state(const peer_t *p);
 /** Our ICE username fragment: STUN to this node names it (for demultiplexing peers). */
 const char *peer_local_ufrag(const peer_t *p);

@@ -265,6 +265,13 @@ static int setup(void **state)
 static int reset(void **state)
 {
     (void)state;
+    /* The previous test's connections give their DTLS memory back. */
+    for (unsigned i = 0; i < n_members; i++) {
+        node_close(&members[i].node, now);
+        peer_transmit_t tx;
+        while (node_poll_transmit(&members[i].node, now, &tx)) {
+        }
+    }
     memset(members, 0, sizeof members);
     n_members = 0;
     inbox_overflow = 0;
@@ -522,6 +529,72 @@ static void two_echo_services_probe_each_other(void **state)
     }
 }
 
+static bool member1_saw_it_gone(void)
+{
+    return members[1].gone == 1;
+}
+
+static void echo_closes_the_channel_when_asked(void **state)
+{
+    (void)state;
+    add_member("close");
+    add_member("close");
+    run_echo(0, 0);
+    members[1].quiet = true;
+    want_open = 1;
+    run_until(now + 30000, mesh_complete);
+    assert_true(mesh_complete());
+    send_text(1, 0, ECHO_CLOSE_COMMAND);
+    run_until(now + 10000, member1_saw_it_gone);
+    assert_int_equal(members[1].gone, 1);
+    assert_int_equal(members[0].echo.stats.closes, 1);
+    assert_int_equal(members[0].echo.stats.messages, 0);
+    assert_int_equal(open_peers(0), 0);
+    assert_int_equal(open_peers(1), 0);
+}
+
+static size_t arena_in_use(void)
+{
+    dtls_arena_stats_t st;
+    assert_int_equal(dtls_arena_stats(&st), ZQ_OK);
+    return st.in_use;
+}
+
+static void reconnect_cycles_return_every_byte_to_the_dtls_arena(void **state)
+{
+    (void)state;
+    size_t baseline = arena_in_use();
+    add_member("cycles");
+    add_member("cycles");
+    want_open = 1;
+    for (int cycle = 0; cycle < 20; cycle++) {
+        run_until(now + 30000, mesh_complete);
+        assert_true(mesh_complete());
+        assert_true(arena_in_use() > baseline);
+        /* Member 1 goes away and comes back, as a page reload does. */
+        node_close(&members[1].node, now);
+        settle(1);
+        go_offline(1);
+        run_until(now + 1000, NULL);
+        go_online(1);
+    }
+    run_until(now + 30000, mesh_complete);
+    node_close(&members[0].node, now);
+    node_close(&members[1].node, now);
+    settle(0);
+    settle(1);
+    run_until(now + 1000, NULL);
+    for (unsigned i = 0; i < 2; i++) {
+        for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
+            assert_false(members[i].node.peers[k].used || members[i].node.peers[k].draining);
+        }
+    }
+    assert_int_equal(arena_in_use(), baseline);
+    printf("    21 connections opened and closed; the DTLS arena is back at %zu bytes (the two "
+           "identities)\n",
+           baseline);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +606,8 @@ int main(void)
         cmocka_unit_test_setup(echo_service_returns_every_size_and_kind_through_small_buffers,
                                reset),
         cmocka_unit_test_setup(two_echo_services_probe_each_other, reset),
+        cmocka_unit_test_setup(echo_closes_the_channel_when_asked, reset),
+        cmocka_unit_test_setup(reconnect_cycles_return_every_byte_to_the_dtls_arena, reset),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
