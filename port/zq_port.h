@@ -26,7 +26,7 @@ uint64_t zq_port_now_ms(void);
 /** A zq_rand_t over the OS's cryptographic random source. */
 zq_rand_t zq_port_rand(void);
 
-/** A UDP socket handle (a file descriptor on POSIX and on lwIP). */
+/** A UDP or TCP socket handle (a file descriptor on POSIX and on lwIP). */
 typedef int zq_socket_t;
 #define ZQ_SOCKET_INVALID (-1)
 
@@ -49,6 +49,58 @@ zq_err_t zq_port_udp_recv(zq_socket_t sock, zq_addr_t *from, uint8_t *buf, size_
                           size_t *len);
 
 void zq_port_udp_close(zq_socket_t sock);
+
+/* ---- TCP ------------------------------------------------------------------------------------
+ * Byte streams for the signalling WebSocket (RFC 6455 runs over TCP). Every socket these
+ * functions hand out is non-blocking: a program waits for readiness in its event loop, never in
+ * a send or a receive. Sends never raise SIGPIPE; a peer that went away is ZQ_ERR_CLOSED.
+ */
+
+/**
+ * Opens a non-blocking TCP listener on @p bind_addr (port 0 picks one), with SO_REUSEADDR so a
+ * restarted server does not wait out TIME_WAIT, and reports the address bound in @p bound
+ * (may be NULL). An IPv6 listener takes IPv6 only, like zq_port_udp_open().
+ * @return ZQ_OK; ZQ_ERR_STATE when the address is in use (another listener holds it: a program
+ *         says so in words of its own); ZQ_ERR_INVALID_ARG for an address without a family;
+ *         ZQ_ERR_IO otherwise (with the reason logged).
+ */
+zq_err_t zq_port_tcp_listen(zq_socket_t *sock, const zq_addr_t *bind_addr, zq_addr_t *bound);
+
+/**
+ * Takes one waiting connection from @p listener. The new socket is non-blocking, with
+ * TCP_NODELAY (signalling frames are small and latency matters more than packet count).
+ * @param peer the remote address; may be NULL.
+ * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK if none is waiting (also when one was aborted by its peer
+ *         while it waited); ZQ_ERR_IO otherwise (e.g. out of file descriptors; reason logged).
+ */
+zq_err_t zq_port_tcp_accept(zq_socket_t listener, zq_socket_t *conn, zq_addr_t *peer);
+
+/**
+ * Connects to @p to, waiting at most @p timeout_ms (the only call here that waits), then
+ * leaves the socket non-blocking, with TCP_NODELAY.
+ * @return ZQ_OK; ZQ_ERR_TIMEOUT; ZQ_ERR_IO when refused or unreachable (reason logged);
+ *         ZQ_ERR_INVALID_ARG for an address without a family.
+ */
+zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t timeout_ms);
+
+/**
+ * Sends what fits of @p data now: a partial send is normal, @p sent says how much went.
+ * @return ZQ_OK (@p sent > 0, or @p len was 0); ZQ_ERR_WOULD_BLOCK when nothing fit (@p sent
+ *         is 0: wait for writability); ZQ_ERR_CLOSED when the peer is gone (EPIPE, reset);
+ *         ZQ_ERR_IO otherwise (reason logged).
+ */
+zq_err_t zq_port_tcp_send(zq_socket_t sock, const uint8_t *data, size_t len, size_t *sent);
+
+/**
+ * Receives what is waiting, up to @p cap (> 0) bytes.
+ * @return ZQ_OK with @p len > 0; ZQ_ERR_WOULD_BLOCK if nothing is waiting; ZQ_ERR_CLOSED on
+ *         the peer's orderly shutdown (end of stream) or a reset; ZQ_ERR_INVALID_ARG for a
+ *         zero @p cap; ZQ_ERR_IO otherwise (reason logged).
+ */
+zq_err_t zq_port_tcp_recv(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *len);
+
+/** Closes a listener or a connection; ZQ_SOCKET_INVALID is ignored. */
+void zq_port_tcp_close(zq_socket_t sock);
 
 /**
  * The host's own unicast addresses usable as ICE host candidates (up, not link-local IPv6).

@@ -52,7 +52,7 @@ zq_err_t zq_loop_add_fd(zq_loop_t *loop, int fd, zq_loop_fd_fn fn, void *ctx)
     }
     for (size_t i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
         if (loop->fds[i].fd < 0) {
-            loop->fds[i] = (zq_loop_fd_t){fd, fn, ctx};
+            loop->fds[i] = (zq_loop_fd_t){fd, fn, ctx, false};
             return ZQ_OK;
         }
     }
@@ -66,6 +66,17 @@ void zq_loop_remove_fd(zq_loop_t *loop, int fd)
             loop->fds[i].fd = -1;
         }
     }
+}
+
+zq_err_t zq_loop_set_fd_writable_interest(zq_loop_t *loop, int fd, bool on)
+{
+    for (size_t i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
+        if (fd >= 0 && loop->fds[i].fd == fd) {
+            loop->fds[i].want_write = on;
+            return ZQ_OK;
+        }
+    }
+    return ZQ_ERR_NOT_FOUND;
 }
 
 void zq_loop_stop(zq_loop_t *loop)
@@ -253,7 +264,8 @@ static nfds_t build_pollfds(const zq_loop_t *loop, struct pollfd *pfd, size_t *w
     }
     for (size_t i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
         if (loop->fds[i].fd >= 0) {
-            pfd[n] = (struct pollfd){.fd = loop->fds[i].fd, .events = POLLIN};
+            short events = loop->fds[i].want_write ? POLLIN | POLLOUT : POLLIN;
+            pfd[n] = (struct pollfd){.fd = loop->fds[i].fd, .events = events};
             who[n++] = ZQ_LOOP_MAX_SOCKETS + i;
         }
     }

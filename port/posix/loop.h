@@ -93,8 +93,9 @@ typedef struct {
     void (*after_io)(void *obj, uint64_t now);
 } zq_driver_t;
 
-/** Called when an extra fd is readable or hung up. It must read (or remove) the fd, or the
- *  loop calls it again at once. Driver API calls made here are settled right after. */
+/** Called when an extra fd is readable or hung up (or writable, with writable interest). It
+ *  must read (or remove) the fd, or the loop calls it again at once. Driver API calls made
+ *  here are settled right after. */
 typedef void (*zq_loop_fd_fn)(void *ctx, int fd, uint64_t now);
 
 /** What the loop did, and every datagram it could not deliver or send. */
@@ -123,6 +124,7 @@ typedef struct {
     int fd; /* -1: free slot */
     zq_loop_fd_fn fn;
     void *ctx;
+    bool want_write; /* also poll for POLLOUT */
 } zq_loop_fd_t;
 
 /** A loop: caller-allocated (1.9 KiB with the defaults, mostly the datagram buffer); one
@@ -167,6 +169,14 @@ zq_err_t zq_loop_add_fd(zq_loop_t *loop, int fd, zq_loop_fd_fn fn, void *ctx);
 
 /** Stops watching @p fd (safe from inside its own callback). */
 void zq_loop_remove_fd(zq_loop_t *loop, int fd);
+
+/**
+ * Also calls @p fd's callback when it is writable, while @p on: for a TCP stream whose output
+ * did not fit the socket buffer. The callback must then write (or clear the interest once it
+ * has nothing left to write), or the loop calls it again at once. Off when the fd is added.
+ * @return ZQ_OK, ZQ_ERR_NOT_FOUND if @p fd is not watched.
+ */
+zq_err_t zq_loop_set_fd_writable_interest(zq_loop_t *loop, int fd, bool on);
 
 /**
  * Runs until zq_loop_stop() or until `now` reaches @p stop_at (ZQ_TIME_NEVER: no limit).

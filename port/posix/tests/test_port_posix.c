@@ -594,6 +594,42 @@ static void loop_calls_fd_callbacks_and_sends_what_they_cause(void **state)
     rig_down(&r);
 }
 
+/* Counts writable callbacks on a pipe's write end, clears the interest, stops the loop. */
+typedef struct {
+    int calls;
+} pipe_writer_t;
+
+static void on_writable(void *ctx, int fd, uint64_t now)
+{
+    pipe_writer_t *w = ctx;
+    (void)now;
+    w->calls++;
+    assert_int_equal(zq_loop_set_fd_writable_interest(&loop, fd, false), ZQ_OK);
+    zq_loop_stop(&loop);
+}
+
+static void loop_calls_an_fd_back_when_writable_only_while_asked(void **state)
+{
+    (void)state;
+    zq_loop_init(&loop);
+    pipe_writer_t w = {0};
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(zq_loop_add_fd(&loop, p[1], on_writable, &w), ZQ_OK);
+    /* An empty pipe is always writable, yet without the interest that is no event. */
+    assert_int_equal(zq_loop_run(&loop, zq_loop_now(&loop) + 30), ZQ_ERR_TIMEOUT);
+    assert_int_equal(w.calls, 0);
+    assert_int_equal(zq_loop_set_fd_writable_interest(&loop, p[1], true), ZQ_OK);
+    assert_int_equal(zq_loop_run(&loop, zq_loop_now(&loop) + 2000), ZQ_OK);
+    assert_int_equal(w.calls, 1);
+    /* Cleared by the callback: quiet again. */
+    assert_int_equal(zq_loop_run(&loop, zq_loop_now(&loop) + 30), ZQ_ERR_TIMEOUT);
+    assert_int_equal(w.calls, 1);
+    assert_int_equal(zq_loop_set_fd_writable_interest(&loop, p[0], true), ZQ_ERR_NOT_FOUND);
+    close(p[0]);
+    close(p[1]);
+}
+
 static void loop_sends_what_was_queued_before_run(void **state)
 {
     (void)state;
@@ -659,6 +695,7 @@ int main(void)
         cmocka_unit_test(loop_falls_back_to_the_first_socket_for_an_unknown_local),
         cmocka_unit_test(loop_drops_and_counts_datagrams_too_long_for_it),
         cmocka_unit_test(loop_calls_fd_callbacks_and_sends_what_they_cause),
+        cmocka_unit_test(loop_calls_an_fd_back_when_writable_only_while_asked),
         cmocka_unit_test(loop_sends_what_was_queued_before_run),
         cmocka_unit_test(loop_refuses_more_than_its_capacities),
     };
