@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "port/posix/cli.h"
+#include "port/posix/cmd_echo.h"
+#include "port/posix/cmd_signal.h"
 #include "port/posix/cmd_stun.h"
 #include "port/zq_port.h"
 
@@ -20,6 +22,10 @@ typedef struct {
 static const command_t commands[] = {
     {"stun", "ask a STUN server for this host's mapped address, or serve STUN (--serve)",
      zq_cmd_stun, zq_cmd_stun_help},
+    {"signal", "run the signalling server: WebSocket rooms for ZeroQ and zq, /api, static files",
+     zq_cmd_signal, zq_cmd_signal_help},
+    {"echo", "join a signalling room and echo every data channel message back to its sender",
+     zq_cmd_echo, zq_cmd_echo_help},
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };

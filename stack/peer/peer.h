@@ -168,7 +168,8 @@ typedef struct {
     peer_event_t events[ZQ_PEER_EVENT_QUEUE];
     uint8_t ev_head;
     uint8_t ev_count;
-    uint8_t out[ZQ_DTLS_MTU]; /* an SCTP packet on its way into DTLS */
+    _Alignas(8) uint8_t out[ZQ_DTLS_MTU]; /* an SCTP packet on its way into DTLS; between
+                                              packets, the sdp_t being read or written */
     peer_stats_t stats;
     uint8_t sctp_send_buf[ZQ_PEER_SEND_BUFFER];
     uint8_t sctp_recv_buf[ZQ_PEER_RECV_BUFFER];

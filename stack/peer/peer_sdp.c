@@ -40,7 +40,8 @@ static zq_err_t write_description(peer_t *p, sdp_kind_t kind, sdp_setup_t setup,
                                   size_t cap, size_t *len)
 {
     sdp_t *s = (sdp_t *)(void *)p->out; /* scratch: the SCTP staging buffer is free here */
-    _Static_assert(sizeof p->out >= sizeof(sdp_t), "the staging buffer holds an sdp_t");
+    _Static_assert(sizeof p->out >= sizeof(sdp_t) && _Alignof(sdp_t) <= 8,
+                   "the staging buffer (8-byte aligned) holds an sdp_t");
     describe_local(p, s, setup);
     *len = sdp_write(s, kind, out, cap);
     p->have_local = *len > 0;

@@ -1,0 +1,440 @@
+/* `zq echo`: node/echo.h over a UDP socket, a WebSocket to the signalling server, and the
+ * poll loop. The program only moves bytes and prints what happened; the node decides. */
+#include "port/posix/cmd_echo.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "node/echo.h"
+#include "node/node.h"
+#include "port/posix/cli.h"
+#include "port/posix/loop.h"
+#include "port/posix/ws_client.h"
+#include "port/zq_port.h"
+#include "stack/dtls/dtls.h"
+
+#define ECHO_CMD "echo"
+#define DEFAULT_SIGNAL "ws://127.0.0.1:8080/ws"
+#define DEFAULT_ROOM "default-topic"
+#define CONNECT_TIMEOUT_MS 3000
+#define RECONNECT_MAX_MS 30000
+/* mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
+ * identity (docs in README, "DTLS"). */
+#define ECHO_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024)
+
+typedef struct {
+    const char *signal;
+    const char *room;
+    const char *bind;
+    uint32_t probes;
+    bool once;
+} echo_options_t;
+
+typedef struct {
+    echo_options_t opt;
+    zq_loop_t loop;
+    zq_ws_url_t url;
+    zq_ws_client_t ws;
+    zq_rand_t rand;
+    dtls_identity_t identity;
+    dtls_context_t dtls;
+    node_t node;
+    echo_t echo;
+    zq_socket_t socks[ZQ_NODE_MAX_HOSTS]; /* one per host candidate */
+    uint8_t n_socks;
+    uint64_t reconnect_at;  /* ZQ_TIME_NEVER while connected */
+    uint32_t backoff_ms;
+    char frame[ZQ_SIG_FRAME_MAX]; /* a signalling frame the socket could not take yet */
+    size_t frame_len;
+    unsigned probe_rounds;  /* peers whose probes finished */
+    bool probe_failed;
+    int exit_code;
+} echo_app_t;
+
+static echo_app_t app; /* large (node, WebSocket buffers): static */
+static uint8_t arena[ECHO_ARENA];
+
+/* ---- Signalling ---------------------------------------------------------------------------- */
+
+static void on_text(void *ctx, uint64_t now, const char *text, size_t len)
+{
+    echo_app_t *a = ctx;
+    node_handle_signal(&a->node, now, text, len);
+}
+
+static void on_closed(void *ctx, uint64_t now, uint16_t code, const char *reason)
+{
+    echo_app_t *a = ctx;
+    (void)fprintf(stderr, "zq echo: signalling closed (%u%s%s); reconnecting in %" PRIu32 " s\n",
+                  (unsigned)code, reason[0] ? ": " : "", reason, a->backoff_ms / 1000);
+    a->reconnect_at = now + a->backoff_ms;
+    a->frame_len = 0;
+}
+
+static zq_err_t open_signal(echo_app_t *a, const char **why)
+{
+    static const zq_ws_client_callbacks_t cb = {on_text, on_closed};
+    zq_err_t err = zq_ws_client_open(&a->ws, &a->loop, &a->url, &cb, a, CONNECT_TIMEOUT_MS, why);
+    if (err == ZQ_OK) {
+        node_signal_connected(&a->node);
+        a->reconnect_at = ZQ_TIME_NEVER;
+        a->backoff_ms = 1000;
+    }
+    return err;
+}
+
+/* ZeroQ's backoff (zeroq-wire.md §4): 1 s doubling to 30 s; peers stay up meanwhile. */
+static void reconnect(echo_app_t *a, uint64_t now)
+{
+    const char *why = NULL;
+    if (open_signal(a, &why) == ZQ_OK) {
+        (void)fprintf(stderr, "zq echo: signalling reconnected\n");
+        return;
+    }
+    a->backoff_ms = a->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : a->backoff_ms * 2;
+    a->reconnect_at = now + a->backoff_ms;
+    (void)fprintf(stderr, "zq echo: %s; next try in %" PRIu32 " s\n", why, a->backoff_ms / 1000);
+}
+
+/* Frames the node wants to send, in order; one that does not fit waits for the next turn. */
+static void flush_signal(echo_app_t *a, uint64_t now)
+{
+    while (zq_ws_client_is_open(&a->ws)) {
+        if (a->frame_len == 0) {
+            a->frame_len = node_poll_signal(&a->node, now, a->frame, sizeof a->frame);
+        }
+        if (a->frame_len == 0 ||
+            zq_ws_client_send_text(&a->ws, a->frame, a->frame_len) == ZQ_ERR_WOULD_BLOCK) {
+            return;
+        }
+        a->frame_len = 0;
+    }
+}
+
+/* ---- Events -------------------------------------------------------------------------------- */
+
+static void print_event(echo_app_t *a, const node_event_t *ev)
+{
+    switch (ev->type) {
+    case NODE_EVENT_WELCOME:
+        (void)fprintf(stderr, "zq echo: in room '%s' as %s\n", a->opt.room, a->node.my_id);
+        break;
+    case NODE_EVENT_PEER_CONNECTED:
+        (void)fprintf(stderr, "zq echo: peer %s connected\n", node_peer_id(&a->node, ev->peer));
+        break;
+    case NODE_EVENT_PEER_GONE:
+        (void)fprintf(stderr, "zq echo: peer %s gone%s%s%s\n", node_peer_id(&a->node, ev->peer),
+                      ev->failure == PEER_FAIL_NONE ? "" : " (",
+                      ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure),
+                      ev->failure == PEER_FAIL_NONE ? "" : ")");
+        break;
+    default:
+        break;
+    }
+}
+
+static void print_report(echo_app_t *a, const echo_report_t *r)
+{
+    (void)printf("probe %s: %" PRIu32 " of %" PRIu32 " back, rtt min/avg/max %" PRIu64
+                 "/%" PRIu64 "/%" PRIu64 " ms\n",
+                 node_peer_id(&a->node, r->peer), r->back, r->sent, r->rtt_min, r->rtt_avg,
+                 r->rtt_max);
+    (void)fflush(stdout);
+    a->probe_rounds++;
+    a->probe_failed = a->probe_failed || r->back < a->opt.probes;
+    if (a->opt.once) {
+        a->exit_code = a->probe_failed ? ZQ_CLI_EXIT_FAIL : ZQ_CLI_EXIT_OK;
+        zq_loop_stop(&a->loop);
+    }
+}
+
+/* ---- Loop driver --------------------------------------------------------------------------- */
+
+static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
+                         const zq_addr_t *remote, const uint8_t *data, size_t len)
+{
+    echo_app_t *a = obj;
+    (void)node_handle_datagram(&a->node, now, local, remote, data, len);
+}
+
+static void drv_timeout(void *obj, uint64_t now)
+{
+    echo_app_t *a = obj;
+    if (a->reconnect_at <= now) {
+        reconnect(a, now);
+    }
+    node_handle_timeout(&a->node, now);
+}
+
+static uint64_t drv_next_timeout(void *obj)
+{
+    echo_app_t *a = obj;
+    return zq_time_min(a->reconnect_at, node_next_timeout(&a->node));
+}
+
+static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const uint8_t **data,
+                         size_t *len)
+{
+    echo_app_t *a = obj;
+    peer_transmit_t tx;
+    if (!node_poll_transmit(&a->node, zq_loop_now(&a->loop), &tx)) {
+        return false;
+    }
+    *local = tx.local;
+    *remote = tx.remote;
+    *data = tx.data;
+    *len = tx.len;
+    return true;
+}
+
+static void drv_after_io(void *obj, uint64_t now)
+{
+    echo_app_t *a = obj;
+    node_event_t ev;
+    while (node_poll_event(&a->node, &ev)) {
+        print_event(a, &ev);
+        echo_handle_event(&a->echo, now, &ev);
+    }
+    echo_pump(&a->echo, now);
+    echo_report_t r;
+    while (echo_poll_report(&a->echo, &r)) {
+        print_report(a, &r);
+    }
+    flush_signal(a, now);
+}
+
+static const zq_driver_t echo_driver = {
+    .handle_datagram = drv_datagram,
+    .handle_timeout = drv_timeout,
+    .next_timeout = drv_next_timeout,
+    .poll_transmit = drv_transmit,
+    .after_io = drv_after_io,
+};
+
+/* ---- Command line -------------------------------------------------------------------------- */
+
+void zq_cmd_echo_help(FILE *out)
+{
+    (void)fputs(
+        "usage: zq echo [--signal URL] [--room NAME] [--bind IP] [--probe N [--once]]\n"
+        "\n"
+        "Joins a room of a ZeroQ signalling server (zq signal) and connects to every peer in\n"
+        "it: browsers with ZeroQ or zq.js, aiortc, other zq nodes. Each peer gets one data\n"
+        "channel labelled with the room name. Every message a peer sends comes back to it on\n"
+        "that channel, text as text and binary as binary, any size up to the peer's\n"
+        "max-message-size (zq advertises 262144), piece by piece through 16 KiB buffers.\n"
+        "\n"
+        "It runs as the device profile: it answers offers as an ICE-lite agent and dials\n"
+        "(when it hears peer_joined) as a full one. If the signalling server goes away,\n"
+        "connected peers keep talking and it reconnects (1 s doubling to 30 s).\n"
+        "\n"
+        "options:\n"
+        "  --signal URL   the server's WebSocket (default " DEFAULT_SIGNAL ")\n"
+        "  --room NAME    the room, also the channel label (default " DEFAULT_ROOM ")\n"
+        "  --bind IP      the UDP address for WebRTC (default 0.0.0.0: every interface,\n"
+        "                 loopback included); IPv6 with an IPv6 address\n"
+        "  --probe N      send each peer N numbered probes, one at a time, and print their\n"
+        "                 round trip when all came back\n"
+        "  --once         with --probe: exit after the first peer's probes (0 if all came\n"
+        "                 back)\n"
+        "  --help         show this help\n"
+        "\n"
+        "exit status: 0 stopped by SIGINT or SIGTERM (or --once with every probe back),\n"
+        "1 the server cannot be reached or a probe was lost, 2 usage error.\n",
+        out);
+}
+
+static int store_value(echo_options_t *o, const char *name, const char *value)
+{
+    if (value == NULL) {
+        return zq_cli_usage_error(ECHO_CMD, "%s needs a value", name);
+    }
+    if (strcmp(name, "--signal") == 0) {
+        o->signal = value;
+    } else if (strcmp(name, "--room") == 0) {
+        o->room = value;
+    } else if (strcmp(name, "--bind") == 0) {
+        o->bind = value;
+    } else if (zq_cli_parse_u32(value, 1, 1000000, &o->probes) != ZQ_OK) {
+        return zq_cli_usage_error(ECHO_CMD, "--probe wants a count 1..1000000, not '%s'", value);
+    }
+    return -1;
+}
+
+static int parse_option(int argc, char **argv, int *i, echo_options_t *o)
+{
+    static const char *const with_value[] = {"--signal", "--room", "--bind", "--probe"};
+    const char *arg = argv[*i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        zq_cmd_echo_help(stdout);
+        return ZQ_CLI_EXIT_OK;
+    }
+    if (strcmp(arg, "--once") == 0) {
+        o->once = true;
+        return -1;
+    }
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
+        const char *value;
+        if (zq_cli_take_value(argc, argv, i, with_value[k], &value)) {
+            return store_value(o, with_value[k], value);
+        }
+    }
+    return zq_cli_usage_error(ECHO_CMD, "%s '%s'",
+                              arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
+}
+
+static int parse_options(int argc, char **argv, echo_options_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->signal = DEFAULT_SIGNAL;
+    o->room = DEFAULT_ROOM;
+    o->bind = "0.0.0.0";
+    for (int i = 1; i < argc; i++) {
+        int rc = parse_option(argc, argv, &i, o);
+        if (rc >= 0) {
+            return rc;
+        }
+    }
+    if (o->once && o->probes == 0) {
+        return zq_cli_usage_error(ECHO_CMD, "--once goes with --probe N");
+    }
+    if (o->room[0] == '\0' || strlen(o->room) > ZQ_SIG_ROOM_MAX) {
+        return zq_cli_usage_error(ECHO_CMD, "--room wants 1 to %d characters",
+                                  ZQ_SIG_ROOM_MAX);
+    }
+    return -1;
+}
+
+/* ---- Setup --------------------------------------------------------------------------------- */
+
+/* The addresses to gather host candidates on: @p want itself, or for an unspecified address
+ * every address of its family (loopback too: a browser on this host reaches us there). */
+static size_t host_addresses(const zq_addr_t *want, zq_addr_t *out, size_t cap)
+{
+    zq_addr_t any = zq_cli_any_addr(want->family, 0);
+    if (!zq_addr_equal(want, &any)) {
+        out[0] = *want;
+        return 1;
+    }
+    zq_addr_t found[16];
+    size_t n = zq_port_host_addresses(found, 16, true);
+    size_t kept = 0;
+    for (size_t i = 0; i < n && kept < cap; i++) {
+        if (found[i].family == want->family) {
+            out[kept++] = found[i];
+        }
+    }
+    return kept;
+}
+
+/* One socket per host candidate, bound to its address: a datagram's local address then says
+ * which candidate it reached, as ICE needs (RFC 8445 §7.3). */
+static int open_udp(echo_app_t *a, node_config_t *cfg)
+{
+    zq_addr_t want;
+    if (zq_cli_parse_addr(a->opt.bind, 0, &want) != ZQ_OK) {
+        return zq_cli_usage_error(ECHO_CMD, "--bind wants an IP address, not '%s'", a->opt.bind);
+    }
+    zq_addr_t addrs[ZQ_NODE_MAX_HOSTS];
+    size_t n = host_addresses(&want, addrs, ZQ_NODE_MAX_HOSTS);
+    for (size_t i = 0; i < n; i++) {
+        zq_addr_t bound;
+        if (zq_port_udp_open(&a->socks[a->n_socks], &addrs[i], &bound) == ZQ_OK) {
+            a->n_socks++;
+            cfg->hosts[cfg->n_hosts++] = bound;
+        }
+    }
+    if (cfg->n_hosts == 0) {
+        return zq_cli_fail(ECHO_CMD, "cannot open a UDP socket on %s", a->opt.bind);
+    }
+    return -1;
+}
+
+static int make_identity(echo_app_t *a)
+{
+    dtls_arena_init(arena, sizeof arena);
+    dtls_config_t cfg;
+    dtls_config_default(&cfg);
+    cfg.rand = a->rand;
+    if (dtls_identity_generate(&a->identity, &a->rand) != ZQ_OK ||
+        dtls_context_init(&a->dtls, &cfg, &a->identity) != ZQ_OK) {
+        return zq_cli_fail(ECHO_CMD, "cannot make a DTLS certificate");
+    }
+    return -1;
+}
+
+static int start_node(echo_app_t *a)
+{
+    node_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    memcpy(cfg.room, a->opt.room, strlen(a->opt.room) + 1);
+    cfg.rand = a->rand;
+    cfg.dtls = &a->dtls;
+    int rc = open_udp(a, &cfg);
+    if (rc >= 0) {
+        return rc;
+    }
+    size_t id;
+    if (node_init(&a->node, &cfg) != ZQ_OK ||
+        zq_loop_add_driver(&a->loop, &echo_driver, a, &id) != ZQ_OK) {
+        return zq_cli_fail(ECHO_CMD, "cannot start the node");
+    }
+    for (uint8_t i = 0; i < a->n_socks; i++) {
+        (void)zq_loop_add_socket(&a->loop, id, a->socks[i], &cfg.hosts[i]);
+    }
+    echo_init(&a->echo, &a->node, a->opt.probes);
+    return -1;
+}
+
+static int connect_signal(echo_app_t *a)
+{
+    const char *why = NULL;
+    zq_err_t err = zq_ws_url_parse(a->opt.signal, &a->url, &why);
+    if (err != ZQ_OK) {
+        return zq_cli_usage_error(ECHO_CMD, "--signal '%s': %s", a->opt.signal, why);
+    }
+    a->backoff_ms = 1000;
+    if (open_signal(a, &why) != ZQ_OK) {
+        return zq_cli_fail(ECHO_CMD, "cannot reach %s: %s", a->opt.signal, why);
+    }
+    (void)fprintf(stderr, "zq echo: connected to %s, joining '%s'\n", a->opt.signal, a->opt.room);
+    return -1;
+}
+
+/* Closes every peer and gives the ABORTs a moment to leave before the socket closes. */
+static void shut_down(echo_app_t *a)
+{
+    node_close(&a->node, zq_loop_now(&a->loop));
+    (void)zq_loop_run(&a->loop, zq_loop_now(&a->loop) + 100);
+    zq_ws_client_close(&a->ws);
+    const echo_stats_t *st = &a->echo.stats;
+    (void)fprintf(stderr,
+                  "zq echo: echoed %" PRIu64 " messages (%" PRIu64 " bytes); %" PRIu64
+                  " refused by their peer\n",
+                  st->messages, st->bytes, st->dropped);
+}
+
+int zq_cmd_echo(int argc, char **argv)
+{
+    echo_app_t *a = &app;
+    memset(a, 0, sizeof *a);
+    a->reconnect_at = ZQ_TIME_NEVER;
+    int rc = parse_options(argc, argv, &a->opt);
+    if (rc >= 0) {
+        return rc;
+    }
+    zq_loop_init(&a->loop);
+    a->rand = zq_port_rand();
+    if ((rc = make_identity(a)) < 0 && (rc = start_node(a)) < 0 && (rc = connect_signal(a)) < 0) {
+        zq_cli_stop_loop_on_signals(&a->loop);
+        zq_err_t err = zq_loop_run(&a->loop, ZQ_TIME_NEVER);
+        zq_cli_stop_loop_on_signals(NULL);
+        shut_down(a);
+        rc = err != ZQ_OK ? zq_cli_fail(ECHO_CMD, "event loop: %s", zq_strerror(err))
+                          : a->exit_code;
+    }
+    for (uint8_t i = 0; i < a->n_socks; i++) {
+        zq_port_udp_close(a->socks[i]);
+    }
+    return rc;
+}
