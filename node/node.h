@@ -53,6 +53,8 @@ typedef struct {
     node_event_type_t type;
     uint8_t peer;              /**< slot index */
     peer_failure_t failure;    /**< PEER_GONE after a failure */
+    uint32_t elapsed_ms;       /**< PEER_CONNECTED: from the offer (sent or received) to the
+                                    open channel */
 } node_event_t;
 
 typedef struct {
@@ -69,6 +71,7 @@ typedef struct {
     bool answer_due;           /* an answer is to be sent */
     bool open;                 /* the data channel is open */
     uint8_t trickled;          /* local candidates already trickled */
+    uint64_t started_at;       /* when the offer was sent or received */
     uint16_t channel;
     char id[ZQ_SIG_ID_MAX + 1];
     peer_t peer;

@@ -120,7 +120,9 @@ static void print_event(echo_app_t *a, const node_event_t *ev)
         (void)fprintf(stderr, "zq echo: in room '%s' as %s\n", a->opt.room, a->node.my_id);
         break;
     case NODE_EVENT_PEER_CONNECTED:
-        (void)fprintf(stderr, "zq echo: peer %s connected\n", node_peer_id(&a->node, ev->peer));
+        (void)fprintf(stderr, "zq echo: peer %s connected (%" PRIu32 " ms from offer to open "
+                              "channel)\n",
+                      node_peer_id(&a->node, ev->peer), ev->elapsed_ms);
         break;
     case NODE_EVENT_PEER_GONE:
         (void)fprintf(stderr, "zq echo: peer %s gone%s%s%s\n", node_peer_id(&a->node, ev->peer),
