@@ -47,6 +47,25 @@ void node_signal_connected(node_t *n)
     n->join_due = true; /* ZeroQ joins again after every reconnect */
 }
 
+const dtls_fingerprint_t *node_peer_fingerprint(const node_t *n, uint8_t peer)
+{
+    return peer < ZQ_NODE_MAX_PEERS && n->peers[peer].used ? &n->peers[peer].peer.remote_fingerprint
+                                                           : NULL;
+}
+
+uint32_t node_peer_max_message(const node_t *n, uint8_t peer)
+{
+    return peer < ZQ_NODE_MAX_PEERS && n->peers[peer].used ? n->peers[peer].peer.remote_max_message
+                                                           : 0;
+}
+
+size_t node_send_room(const node_t *n, uint8_t peer)
+{
+    return peer < ZQ_NODE_MAX_PEERS && n->peers[peer].used && n->peers[peer].open
+               ? peer_send_room(&n->peers[peer].peer)
+               : 0;
+}
+
 const char *node_peer_id(const node_t *n, uint8_t peer)
 {
     /* Still readable after the peer is gone: its PEER_GONE event names it. */

@@ -128,6 +128,12 @@ zq_err_t node_send_part_abandon(node_t *n, uint64_t now, uint8_t peer);
 /** Closes @p peer's data channel (RFC 8831 §6.7); the peer connection ends with it, as one
  *  channel per peer is the room's contract (zeroq-wire.md §2). */
 zq_err_t node_close_channel(node_t *n, uint64_t now, uint8_t peer);
+/** The remote peer's certificate fingerprint (its identity, proved by DTLS), or NULL. */
+const dtls_fingerprint_t *node_peer_fingerprint(const node_t *n, uint8_t peer);
+/** The largest message the remote peer takes (its a=max-message-size; 0: no limit). */
+uint32_t node_peer_max_message(const node_t *n, uint8_t peer);
+/** Bytes @p peer's send buffer takes at once now (peer_send_room()). */
+size_t node_send_room(const node_t *n, uint8_t peer);
 /** The remote peer's signalling id. */
 const char *node_peer_id(const node_t *n, uint8_t peer);
 /** Closes every peer (ABORT + close_notify go out on the next poll_transmit calls). */

@@ -192,12 +192,16 @@ static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const u
 static void drv_after_io(void *obj, uint64_t now)
 {
     echo_app_t *a = obj;
-    node_event_t ev;
-    while (node_poll_event(&a->node, &ev)) {
-        print_event(a, &ev);
-        echo_handle_event(&a->echo, now, &ev);
-    }
-    echo_pump(&a->echo, now);
+    /* Reading messages (echo_pump) can open a channel and so make new events: go round until
+     * neither has anything left, or a connect is only noticed at the next datagram. */
+    do {
+        node_event_t ev;
+        while (node_poll_event(&a->node, &ev)) {
+            print_event(a, &ev);
+            echo_handle_event(&a->echo, now, &ev);
+        }
+        echo_pump(&a->echo, now);
+    } while (a->node.ev_count > 0);
     echo_report_t r;
     while (echo_poll_report(&a->echo, &r)) {
         print_report(a, &r);

@@ -134,6 +134,11 @@ zq_err_t peer_send_part_abandon(peer_t *p, uint64_t now)
     return p->state == PEER_STATE_CONNECTED ? dc_send_part_abandon(&p->dc, now) : ZQ_ERR_STATE;
 }
 
+size_t peer_send_room(const peer_t *p)
+{
+    return p->state == PEER_STATE_CONNECTED ? sctp_out_room(&p->sctp) : 0;
+}
+
 zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel)
 {
     if (p->state != PEER_STATE_CONNECTED) {

@@ -212,6 +212,9 @@ zq_err_t peer_send_part(peer_t *p, uint64_t now, uint16_t channel, const uint8_t
                         size_t len, bool binary, bool first, bool last, size_t *accepted);
 /** Gives up the message peer_send_part() has open (dc_send_part_abandon()). */
 zq_err_t peer_send_part_abandon(peer_t *p, uint64_t now);
+/** Bytes the send buffer can take at once now (a message of n bytes needs a little more: one
+ *  record header per DATA fragment). */
+size_t peer_send_room(const peer_t *p);
 zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel);
 bool peer_read(peer_t *p, uint64_t now, dc_message_t *msg);
 const dc_channel_t *peer_channel(const peer_t *p, uint16_t channel);

@@ -179,6 +179,24 @@ static void deliver_dtls_records(peer_t *p, uint64_t now)
     }
 }
 
+/* RFC 8445 §12.2: be ready for data on any pair before nomination. A browser that is DTLS
+ * client sends its ClientHello as soon as one of its checks succeeds, one Ta or more before
+ * it nominates; dropping it costs a retransmission (50 ms or more). So the DTLS server starts
+ * on the first record from an address ICE knows, and takes the selected pair when it comes.
+ * HelloVerifyRequest (RFC 6347 §4.2.1) and the pinned fingerprint guard this as before. */
+static void maybe_start_dtls_early(peer_t *p, uint64_t now, const zq_addr_t *local,
+                                   const zq_addr_t *remote)
+{
+    if (p->dtls_started || p->state != PEER_STATE_CONNECTING ||
+        p->dtls_role != DTLS_ROLE_SERVER || !peer_owns_address(p, remote)) {
+        return;
+    }
+    p->path_local = *local;
+    p->path_remote = *remote;
+    p->have_path = true;
+    start_dtls(p, now);
+}
+
 zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
                               const zq_addr_t *remote, const uint8_t *data, size_t len)
 {
@@ -192,6 +210,7 @@ zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
     if (first <= 3) {
         err = ice_agent_handle_datagram(&p->ice, now, local, remote, data, len); /* STUN */
     } else if (first >= 20 && first <= 63) {
+        maybe_start_dtls_early(p, now, local, remote);
         if (!p->dtls_started || !peer_owns_address(p, remote)) {
             p->stats.rx_dtls_dropped++; /* DTLS before ICE, or from an unchecked address */
             err = ZQ_ERR_STATE;

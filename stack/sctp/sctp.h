@@ -385,6 +385,10 @@ zq_err_t sctp_send_part(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t
  */
 zq_err_t sctp_send_part_abandon(sctp_assoc_t *a, uint64_t now);
 
+/** The largest contiguous room in the send buffer now, in bytes: a message of n bytes takes n
+ *  plus one record header (and padding) per DATA fragment of it. */
+uint32_t sctp_out_room(const sctp_assoc_t *a);
+
 /** Whether everything sent so far was acknowledged (or abandoned) and nothing is queued. */
 bool sctp_all_acked(const sctp_assoc_t *a);
 

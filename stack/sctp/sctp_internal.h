@@ -185,7 +185,6 @@ void sctp_stream_forget_if_idle(sctp_assoc_t *a, sctp_stream_t *s);
 void sctp_stream_unsent_changed(sctp_assoc_t *a, sctp_stream_t *s, int32_t delta);
 
 /* ---- tx ---- */
-uint32_t sctp_out_room(const sctp_assoc_t *a);
 void sctp_handle_sack(sctp_assoc_t *a, const sctp_chunk_t *c);
 void sctp_rto_sample(sctp_assoc_t *a, uint32_t rtt_ms);
 void sctp_t3_expired(sctp_assoc_t *a);
