@@ -1,0 +1,437 @@
+// zq against headless Chromium's own WebRTC (issue 5): `zq signal` serves page/echo.html and
+// relays signalling; `zq echo` answers or dials; the page, driven by playwright-core, checks
+// that data channels open both ways and echo every size byte for byte.
+//
+//   node run.mjs path/to/zq        (run.sh does this inside `unshare -n`, loopback only)
+//
+// Each check prints PASS/FAIL/SKIP and its figures; the exit status is non-zero if any check
+// did not pass. Times are printed, never asserted. Environment:
+//   ZQ_BROWSER_KEEP=1      keep the log directory even when everything passed
+//   ZQ_BROWSER_PCAP=1      also capture loopback with dumpcap (tshark's) into the log directory
+//   ZQ_BROWSER_CHROMIUM_LOG=1   Chromium's own WebRTC log into the log directory
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, appendFileSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const zq = process.argv[2] ? resolve(process.argv[2]) : null;
+if (!zq || !existsSync(zq)) {
+  console.error('usage: node run.mjs path/to/zq');
+  process.exit(2);
+}
+const CHROMIUM = process.env.ZQ_CHROMIUM || '/usr/bin/chromium';
+const WATCHDOG_MS = 270_000; // under CTest's 300 s, so the logs still get printed
+const SIZES = [0, 1, 1000, 16383, 16384, 65535, 65536, 131072]; // + the negotiated maximum
+const EXPECTED_MAX = 262144; // zq echo's a=max-message-size
+const RELOADS = 5; // more than ZQ_NODE_MAX_PEERS (4): gone peers must give their slot back
+
+const ROOMS = ['page-dials', 'zq-dials', 'no-candidates']; // one per group; names the logs
+const logs = mkdtempSync(join(tmpdir(), 'zq-browser-logs-'));
+const profile = mkdtempSync(join(tmpdir(), 'zq-browser-profile-'));
+
+// ---- Results ---------------------------------------------------------------------------------
+
+const results = { PASS: 0, FAIL: 0, SKIP: 0 };
+const figures = [];
+
+async function check(name, fn) {
+  try {
+    const info = await fn();
+    results.PASS++;
+    console.log(`PASS ${name}${info ? `  (${info})` : ''}`);
+    return true;
+  } catch (e) {
+    results.FAIL++;
+    lastFailure = e.message;
+    console.log(`FAIL ${name}: ${e.message}`);
+    return false;
+  }
+}
+let lastFailure = '';
+
+function skip(name, why) {
+  results.SKIP++;
+  console.log(`SKIP ${name}: ${why}`);
+}
+
+function figure(what, value) {
+  figures.push(`${what}: ${value}`);
+}
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+// Wall-clock time with microseconds, as tshark's frame.time_epoch: log lines and a capture
+// (ZQ_BROWSER_PCAP=1) can be laid side by side.
+function stamp() {
+  return ((performance.timeOrigin + performance.now()) / 1000).toFixed(6);
+}
+
+// ---- Processes -------------------------------------------------------------------------------
+
+const children = new Set();
+
+// A child whose output lines are kept and saved to logs/NAME.log.
+function start(name, args) {
+  const file = join(logs, `${name}.log`);
+  const proc = spawn(zq, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = { name, proc, lines: [], waiters: [], exited: null };
+  const take = (stream) => (chunk) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      p.lines.push(line);
+      appendFileSync(file, `${stamp()} ${stream} ${line}\n`);
+    }
+    for (const w of p.waiters.splice(0)) w();
+  };
+  proc.stdout.on('data', take('out'));
+  proc.stderr.on('data', take('err'));
+  proc.on('exit', (code, signal) => {
+    p.exited = { code, signal };
+    children.delete(p);
+    for (const w of p.waiters.splice(0)) w();
+  });
+  children.add(p);
+  return p;
+}
+
+async function waitLine(p, re, ms = 10000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const line = p.lines.find((l) => re.test(l));
+    if (line) return line.match(re);
+    if (p.exited) throw new Error(`${p.name} exited (${JSON.stringify(p.exited)}) before ${re}`);
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`${p.name} printed no ${re} in ${ms} ms`);
+    await new Promise((r) => {
+      p.waiters.push(r);
+      setTimeout(r, Math.min(left, 200));
+    });
+  }
+}
+
+async function stop(p) {
+  if (p.exited) return p.exited;
+  p.proc.kill('SIGTERM');
+  const deadline = Date.now() + 5000;
+  while (!p.exited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (!p.exited) {
+    p.proc.kill('SIGKILL');
+    await new Promise((r) => p.proc.once('exit', r));
+    return { code: null, signal: 'SIGKILL (did not stop on SIGTERM)' };
+  }
+  return p.exited;
+}
+
+// ---- Chromium --------------------------------------------------------------------------------
+
+// playwright-core 1.61.1's own --disable-features list (lib/server/chromium/chromiumSwitches.js;
+// package.json pins the version, so update this with it). Chromium honours only the last
+// --disable-features, and ours comes after Playwright's: so it repeats the list and adds
+// WebRtcHideLocalIpsWithMdns, without which host candidates are mDNS names.
+const PLAYWRIGHT_DISABLED = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'BoundaryEventDispatchTracksNodeRemoval',
+  'DestroyProfileOnBrowserClose', 'DialMediaRouteProvider', 'GlobalMediaControls',
+  'HttpsUpgrades', 'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning',
+  'Translate', 'AutoDeElevate', 'RenderDocument', 'OptimizationHints', 'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+function chromiumArgs() {
+  const args = [
+    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--no-proxy-server', '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
+    `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
+  ];
+  if (process.env.ZQ_BROWSER_CHROMIUM_LOG) {
+    args.push('--enable-logging', `--log-file=${join(logs, 'chromium.log')}`, '--v=0',
+              '--vmodule=*/webrtc/*=2,*/p2p/*=2,*/sctp/*=2,*/dcsctp/*=2,*peer_connection*=2');
+  }
+  return args;
+}
+
+// What Chromium was started with (chrome://version; CDP's getBrowserCommandLine wants
+// --enable-automation, which a persistent context lacks). The last
+// --disable-features must be ours and keep everything Playwright's disabled: a playwright-core
+// upgrade that changes its list shows up here, not as a mysteriously different browser.
+async function flagsInForce() {
+  const page = await context.newPage();
+  await page.goto('chrome://version');
+  const argv = (await page.locator('#command_line').innerText()).split(/\s+/);
+  await page.close();
+  const lists = argv.filter((a) => a.startsWith('--disable-features='))
+    .map((a) => a.slice('--disable-features='.length).split(','));
+  assert(lists.length > 0, 'no --disable-features at all');
+  const last = lists[lists.length - 1];
+  const lost = lists.flat().filter((f) => !last.includes(f));
+  assert(lost.length === 0, `Playwright disables ${lost.join(', ')} too: add to PLAYWRIGHT_DISABLED`);
+  assert(last.includes('WebRtcHideLocalIpsWithMdns'), 'WebRtcHideLocalIpsWithMdns is not disabled');
+  for (const flag of ['--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream']) {
+    assert(argv.includes(flag), `${flag} missing`);
+  }
+  return `${lists.length} --disable-features, the last with ${last.length} features`;
+}
+
+let context = null;
+let base = null; // http://127.0.0.1:PORT
+
+// A fresh tab on echo.html with the given query; its console goes to logs/page-ROOM.log.
+async function openPage(room, query) {
+  const page = await context.newPage();
+  const file = join(logs, `page-${room}.log`);
+  page.on('console', (m) => appendFileSync(file, `${stamp()} ${m.text()}\n`));
+  page.on('pageerror', (e) => appendFileSync(file, `${stamp()} PAGE ERROR ${e.message}\n`));
+  await page.goto(`${base}/echo.html?${query}`);
+  await page.waitForFunction(() => window.zqTest !== undefined);
+  return page;
+}
+
+// ---- The checks shared by every direction ----------------------------------------------------
+
+// zq echo's line for a peer whose channel opened, with its own timing when it prints one.
+function peerConnected(id) {
+  return new RegExp(`^zq echo: peer ${id} connected( \\((.*)\\))?$`);
+}
+
+async function opened(page, echo, who, wantRole) {
+  const open = await page.evaluate(() => window.zqTest.waitOpen(20000));
+  const id = await page.evaluate(() => window.zqTest.id);
+  assert(open.role === wantRole, `the page is the ${open.role}, expected the ${wantRole}`);
+  assert(open.label === who.room, `channel label '${open.label}', expected '${who.room}'`);
+  const [, , zqSide] = await waitLine(echo, peerConnected(id), 5000);
+  figure(`${who.tag} join->open`, `${open.ms} ms`);
+  if (zqSide) figure(`${who.tag} zq echo's own count`, zqSide);
+  figure(`${who.tag} max message size`, open.maxMessageSize);
+  figure(`${who.tag} selected pair (Chromium's view)`,
+    open.pair ? `local ${open.pair.local}, remote ${open.pair.remote}` : 'none');
+  if (who.noCandidates) {
+    assert(open.candidatesSent === 0, `the page sent ${open.candidatesSent} ice_candidate frames`);
+  }
+  return `${open.ms} ms join->open, max-message-size ${open.maxMessageSize}, ` +
+    `pair ${open.pair ? `${open.pair.local} -> ${open.pair.remote}` : '?'}, ` +
+    `ice_candidate frames sent ${open.candidatesSent}, received ${open.candidatesReceived}`;
+}
+
+async function sequence(page, tag, n) {
+  const r = await page.evaluate((k) => window.zqTest.sequence(k), n);
+  assert(r.ok, r.detail);
+  figure(`${tag} ${n} text messages round trip`, `${r.ms} ms`);
+  return `${r.ms} ms for ${n}`;
+}
+
+async function sizes(page, who) {
+  const max = await page.evaluate(() => window.zqTest.maxMessageSize);
+  const all = max > 0 ? [...SIZES, max] : SIZES;
+  await check(`${who.tag}: negotiated max message size is ${EXPECTED_MAX}`, () => {
+    assert(max === EXPECTED_MAX, `pc.sctp.maxMessageSize is ${max}`);
+    return `${max}`;
+  });
+  let stuck = false; // after one echo that never came, the rest would only wait out theirs
+  for (const size of all) {
+    for (const kind of ['text', 'binary']) {
+      const name = `${who.tag}: ${kind} ${size} B echoed byte for byte`;
+      if (stuck) {
+        skip(name, 'an earlier echo never came back');
+        continue;
+      }
+      stuck = !await check(name, async () => {
+        const r = await page.evaluate(([s, k]) => window.zqTest.roundTrip(s, k), [size, kind]);
+        assert(r.ok, r.detail);
+        return `${r.ms} ms`;
+      }) && lastFailure.includes('timed out');
+    }
+  }
+}
+
+async function closeByCommand(page, who) {
+  return check(`${who.tag}: 'zq-echo close' closes the channel (page sees onclose)`, async () => {
+    const r = await page.evaluate(() => window.zqTest.closeByCommand(10000));
+    assert(!r.echoed, 'the close command was echoed back');
+    figure(`${who.tag} close command -> onclose`, `${r.ms} ms`);
+    return `onclose ${r.ms} ms after the command`;
+  });
+}
+
+async function stopEcho(echo, who) {
+  await check(`${who.tag}: zq echo stops cleanly on SIGTERM`, async () => {
+    const ex = await stop(echo);
+    assert(ex.code === 0, `exit ${JSON.stringify(ex)}`);
+    const m = echo.lines.map((l) => l.match(/echoed (\d+) messages \((\d+) bytes\)/)).find(Boolean);
+    return m ? `echoed ${m[1]} messages, ${m[2]} bytes` : 'no totals line';
+  });
+}
+
+function startEcho(who) {
+  return start(`echo-${who.room}`, ['echo', '--signal', `${base.replace('http', 'ws')}/ws`,
+    '--room', who.room]);
+}
+
+// ---- a, c, d: the page is in the room first and dials zq echo -------------------------------
+
+async function pageDials() {
+  const who = { tag: 'page dials', room: 'page-dials' };
+  const page = await openPage(who.room, `room=${who.room}`);
+  await page.evaluate(() => window.zqTest.join());
+  const echo = startEcho(who);
+  if (await check(`${who.tag}: channel opens (Chromium offers, zq answers ICE-lite)`,
+    () => opened(page, echo, who, 'offerer'))) {
+    await check(`${who.tag}: 1000 text messages round trip in order`, () => sequence(page, who.tag, 1000));
+    await sizes(page, who);
+    await closeByCommand(page, who);
+  } else {
+    skip(`${who.tag}: messages, sizes and close`, 'the channel never opened');
+  }
+  await stopEcho(echo, who);
+  await page.close();
+}
+
+// ---- b, c, e, d: zq echo is in the room first and dials the page ----------------------------
+
+async function zqDials() {
+  const who = { tag: 'zq dials', room: 'zq-dials' };
+  const echo = startEcho(who);
+  await waitLine(echo, /^zq echo: in room /);
+  const page = await openPage(who.room, `room=${who.room}`);
+  await page.evaluate(() => window.zqTest.join());
+  if (await check(`${who.tag}: channel opens (zq offers as full ICE, Chromium answers)`,
+    () => opened(page, echo, who, 'answerer'))) {
+    await check(`${who.tag}: 1000 text messages round trip in order`, () => sequence(page, who.tag, 1000));
+    await sizes(page, who);
+    await reloads(page, echo, who);
+    await closeByCommand(page, who);
+  } else {
+    skip(`${who.tag}: messages, sizes, reload and close`, 'the channel never opened');
+  }
+  await stopEcho(echo, who);
+  await page.close();
+}
+
+// e: each reload is a new member with a new id; zq echo hears peer_left, then peer_joined.
+async function reloads(page, echo, who) {
+  let id = await page.evaluate(() => window.zqTest.id);
+  for (let i = 1; i <= RELOADS; i++) {
+    const ok = await check(`${who.tag}: reload ${i} of ${RELOADS} reconnects and echoes`, async () => {
+      await page.reload();
+      await page.waitForFunction(() => window.zqTest !== undefined);
+      const fresh = await page.evaluate(() => window.zqTest.join());
+      assert(fresh !== id, `the reloaded page has the old id ${id}`);
+      id = fresh;
+      const open = await page.evaluate(() => window.zqTest.waitOpen(20000));
+      await waitLine(echo, peerConnected(id), 5000);
+      const seq = await page.evaluate(() => window.zqTest.sequence(100));
+      assert(seq.ok, seq.detail);
+      const big = await page.evaluate((s) => window.zqTest.roundTrip(s, 'binary'), EXPECTED_MAX);
+      assert(big.ok, `${EXPECTED_MAX} B binary: ${big.detail}`);
+      figure(`${who.tag} reload ${i} join->open`, `${open.ms} ms (page is the ${open.role})`);
+      return `${open.ms} ms join->open as ${open.role}; 100 messages ${seq.ms} ms`;
+    });
+    if (!ok) break;
+  }
+}
+
+// ---- f: a Chromium offer without any candidate ----------------------------------------------
+
+async function noCandidates() {
+  const who = { tag: 'no-candidate offer', room: 'no-candidates', noCandidates: true };
+  const page = await openPage(who.room, `room=${who.room}&nocandidates=1`);
+  await page.evaluate(() => window.zqTest.join());
+  const echo = startEcho(who);
+  if (await check(`${who.tag}: channel opens (zq learns Chromium peer-reflexive)`,
+    () => opened(page, echo, who, 'offerer'))) {
+    await check(`${who.tag}: the offer held no candidate`, async () => {
+      const lines = await page.evaluate(() => window.zqTest.lines);
+      const offer = lines.find((l) => l.includes('local offer:'));
+      assert(offer && !/a=candidate/.test(offer), 'the offer sent had a candidate line');
+    });
+    await check(`${who.tag}: 100 text messages round trip in order`, () => sequence(page, who.tag, 100));
+    for (const kind of ['text', 'binary']) {
+      await check(`${who.tag}: ${kind} ${EXPECTED_MAX} B echoed byte for byte`, async () => {
+        const r = await page.evaluate(([s, k]) => window.zqTest.roundTrip(s, k), [EXPECTED_MAX, kind]);
+        assert(r.ok, r.detail);
+        return `${r.ms} ms`;
+      });
+    }
+  } else {
+    skip(`${who.tag}: messages`, 'the channel never opened');
+  }
+  await stopEcho(echo, who);
+  await page.close();
+}
+
+// ---- Main ------------------------------------------------------------------------------------
+
+function printLogs() {
+  for (const name of ['signal', ...ROOMS.flatMap((r) => [`echo-${r}`, `page-${r}`])]) {
+    const file = join(logs, `${name}.log`);
+    if (!existsSync(file)) continue;
+    const lines = readFileSync(file, 'utf8').split('\n');
+    console.log(`---- ${file} (last 60 of ${lines.length} lines)`);
+    console.log(lines.slice(-61).join('\n'));
+  }
+}
+
+async function shutdown() {
+  if (context) await context.close().catch(() => {});
+  for (const p of [...children]) await stop(p);
+}
+
+async function main() {
+  console.log(`browser: ${CHROMIUM}, playwright-core ${JSON.parse(readFileSync(
+    join(here, 'node_modules/playwright-core/package.json'), 'utf8')).version}, zq ${zq}`);
+  const watchdog = setTimeout(async () => {
+    console.log(`FAIL watchdog: the run took longer than ${WATCHDOG_MS / 1000} s`);
+    printLogs();
+    await shutdown();
+    process.exit(1);
+  }, WATCHDOG_MS);
+
+  let pcap = null;
+  if (process.env.ZQ_BROWSER_PCAP) {
+    pcap = spawn('dumpcap', ['-q', '-i', 'lo', '-w', join(logs, 'lo.pcapng')], { stdio: 'ignore' });
+    pcap.on('error', (e) => console.log(`browser: no capture: dumpcap: ${e.message}`));
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+
+  const signal = start('signal', ['signal', '--listen', '127.0.0.1:0', '--web', join(here, 'page')]);
+  const [, port] = await waitLine(signal, /^zq signal: listening on http:\/\/127\.0\.0\.1:(\d+) /);
+  base = `http://127.0.0.1:${port}`;
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: chromiumArgs(),
+  });
+  console.log(`browser: Chromium ${context.browser() ? context.browser().version() : ''} ` +
+    `serving ${base}/echo.html; logs in ${logs}`);
+  await check('Chromium runs with the interop flags (one --disable-features, ours, last)', flagsInForce);
+
+  for (const group of [pageDials, zqDials, noCandidates]) {
+    try {
+      await group();
+    } catch (e) {
+      results.FAIL++;
+      console.log(`FAIL ${group.name}: ${e.message}`);
+    }
+  }
+
+  clearTimeout(watchdog);
+  await shutdown();
+  if (pcap) pcap.kill('SIGTERM');
+  console.log('\nfigures (measured, never asserted):');
+  for (const f of figures) console.log(`  ${f}`);
+  const failed = results.FAIL + results.SKIP > 0;
+  if (failed) printLogs();
+  console.log(`\nbrowser: ${results.PASS} passed, ${results.FAIL} failed, ${results.SKIP} skipped`);
+  rmSync(profile, { recursive: true, force: true });
+  if (failed || process.env.ZQ_BROWSER_KEEP || pcap) console.log(`logs kept in ${logs}`);
+  else rmSync(logs, { recursive: true, force: true });
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch(async (e) => {
+  console.log(`FAIL run: ${e.stack || e.message}`);
+  printLogs();
+  await shutdown();
+  process.exit(1);
+});
