@@ -90,6 +90,73 @@ void sctp_ring_reclaim(sctp_ring_t *r, bool (*is_free)(const rec_header_t *h))
     }
 }
 
+/* Records move only toward the front in ring order, so a move never overwrites a record not
+ * yet moved: before the source wraps, the destination is at or before it in the same stretch
+ * (and a record fits there since it fitted further on); after, the destination either wraps
+ * to 0 (at or before the source) or lies in the first stretch, past the end of the second. */
+void sctp_ring_compact(sctp_ring_t *r, bool (*is_free)(const rec_header_t *h),
+                       void (*moved)(void *ctx, uint32_t from, uint32_t to), void *ctx)
+{
+    sctp_ring_reclaim(r, is_free);
+    uint32_t src = r->start;
+    uint32_t dst = r->start;
+    uint32_t remaining = r->used;
+    uint32_t used = 0;
+    while (remaining > 0) {
+        rec_header_t *h = sctp_ring_at(r, src);
+        uint32_t size = h->size;
+        remaining -= size;
+        uint32_t next = (src + size) % r->cap;
+        if (h->kind != REC_WRAP && !is_free(h)) {
+            if (size > r->cap - dst) {
+                rec_header_t *w = sctp_ring_at(r, dst);
+                w->size = (uint16_t)(r->cap - dst);
+                w->kind = REC_WRAP;
+                w->state = 0;
+                used += r->cap - dst;
+                dst = 0;
+            }
+            if (dst != src) {
+                memmove(sctp_ring_at(r, dst), h, size);
+                moved(ctx, src, dst);
+            }
+            dst = (dst + size) % r->cap;
+            used += size;
+        }
+        src = next;
+    }
+    r->head = dst;
+    r->used = used;
+    if (used == 0) {
+        r->start = 0;
+        r->head = 0;
+    }
+}
+
+static void reverse(uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0, j = n; i + 1 < j; i++, j--) {
+        uint8_t t = p[i];
+        p[i] = p[j - 1];
+        p[j - 1] = t;
+    }
+}
+
+/* In place, without a second buffer: three reversals rotate left by `start` bytes. */
+uint32_t sctp_ring_rotate_to_front(sctp_ring_t *r)
+{
+    uint32_t shift = r->start;
+    if (shift == 0 || r->used == 0) {
+        return 0;
+    }
+    reverse(r->mem, shift);
+    reverse(r->mem + shift, r->cap - shift);
+    reverse(r->mem, r->cap);
+    r->start = 0;
+    r->head = (r->head + r->cap - shift) % r->cap;
+    return shift;
+}
+
 static uint32_t skip_wrap(const sctp_ring_t *r, uint32_t off)
 {
     if (off == r->cap) {

@@ -142,6 +142,14 @@ uint32_t sctp_ring_alloc(sctp_ring_t *r, uint32_t size);
 uint32_t sctp_ring_largest_free(const sctp_ring_t *r);
 /* Reclaims records at the front whose @p is_free says so (and WRAP records). */
 void sctp_ring_reclaim(sctp_ring_t *r, bool (*is_free)(const rec_header_t *h));
+/* Packs the live records toward the front, in order, leaving out free ones and WRAP fillers:
+ * space freed behind an older live record becomes usable again. @p moved hears each record
+ * that moved (its old and new offset). */
+void sctp_ring_compact(sctp_ring_t *r, bool (*is_free)(const rec_header_t *h),
+                       void (*moved)(void *ctx, uint32_t from, uint32_t to), void *ctx);
+/* Rotates the buffer so the oldest record starts at offset 0 (and the free space is one piece
+ * after compaction). Every offset o becomes (o - returned shift) mod cap. */
+uint32_t sctp_ring_rotate_to_front(sctp_ring_t *r);
 /* Walks records: the first at or after @p off (skipping WRAP), SCTP_NO_OFFSET at the end. */
 uint32_t sctp_ring_first(const sctp_ring_t *r);
 uint32_t sctp_ring_next(const sctp_ring_t *r, uint32_t off);

@@ -142,7 +142,8 @@ static void deliver(sctp_pair_t *p, const simnet_packet_t *pkt)
 {
     int side = zq_addr_equal(&pkt->to, &p->end[0].addr) ? 0 : 1;
     sctp_end_t *e = &p->end[side];
-    if (e->deaf) {
+    if (e->deaf || e->drop_next > 0) {
+        e->drop_next -= e->drop_next > 0;
         return;
     }
     (void)sctp_handle_packet(&e->assoc, p->now, pkt->data, pkt->len);

@@ -36,6 +36,7 @@ typedef struct {
     uint8_t *sendbuf;
     uint8_t *recvbuf;
     bool mute, deaf, stalled; /* stalled: the application does not read */
+    unsigned drop_next;       /* packets to it that are lost, starting with the next */
     sctp_pair_stream_t rx[SCTP_PAIR_STREAMS];
     unsigned long unordered_messages;
     sctp_event_t events[SCTP_PAIR_EVENT_LOG];

@@ -124,12 +124,49 @@ static void note_duplicate(sctp_assoc_t *a, uint32_t tsn)
     }
 }
 
+/* A record moved by compaction: the read queue and the piece lent to the reader follow. */
+static void record_moved(void *ctx, uint32_t from, uint32_t to)
+{
+    sctp_assoc_t *a = ctx;
+    for (uint16_t i = 0; i < a->rq_count; i++) {
+        uint32_t *q = &a->read_queue[(a->rq_head + i) % ZQ_SCTP_READ_QUEUE];
+        *q = *q == from ? to : *q;
+    }
+    a->last_read = a->last_read == from ? to : a->last_read;
+}
+
+/* Room for @p size bytes (plus @p reserve left over), compacting the ring if pieces read
+ * and freed behind still-waiting out-of-order data hold it: without that, chunks that fill a
+ * gap one by one use up the reserve and the window never opens again. */
+static bool make_room(sctp_assoc_t *a, uint32_t size, uint32_t reserve)
+{
+    if (a->in.cap - a->in.used < size + reserve) {
+        sctp_ring_compact(&a->in, in_is_free, record_moved, a);
+        a->stats.rx_compactions++;
+    }
+    if (a->in.cap - a->in.used < size + reserve) {
+        return false;
+    }
+    if (sctp_ring_largest_free(&a->in) < size) { /* room, but in two pieces: make it one */
+        uint32_t shift = sctp_ring_rotate_to_front(&a->in);
+        for (uint16_t i = 0; i < a->rq_count; i++) {
+            uint32_t *q = &a->read_queue[(a->rq_head + i) % ZQ_SCTP_READ_QUEUE];
+            *q = (*q + a->in.cap - shift) % a->in.cap;
+        }
+        if (a->last_read != SCTP_NO_OFFSET) {
+            a->last_read = (a->last_read + a->in.cap - shift) % a->in.cap;
+        }
+        sctp_ring_compact(&a->in, in_is_free, record_moved, a); /* the WRAP filler goes */
+    }
+    return sctp_ring_largest_free(&a->in) >= size;
+}
+
 /* §6.2: the chunk that fills the first gap may use the reserved MTU; others may not. */
 static uint32_t store(sctp_assoc_t *a, const sctp_data_chunk_t *d)
 {
     uint32_t size = record_size(d->len);
     uint32_t reserve = d->tsn == a->peer_cum_tsn + 1 ? 0 : a->cfg.mtu;
-    if (a->in.cap - a->in.used < size + reserve) {
+    if (!make_room(a, size, reserve)) {
         return SCTP_NO_OFFSET;
     }
     uint32_t off = sctp_ring_alloc(&a->in, size);

@@ -175,6 +175,9 @@ zq_err_t sctp_send_part(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t
         a->part_tail = tail; /* held back until the next part says whether it ends here */
         queued(a, s, head, n);
     }
+    if (n < len) {
+        a->blocked = true; /* the rest waits for room: SCTP_EVENT_WRITABLE says when */
+    }
     *accepted = n;
     if (last && n == len) {
         end_open_message(a);
