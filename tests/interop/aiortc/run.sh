@@ -1,0 +1,175 @@
+#!/bin/sh
+# aiortc (Debian python3-aiortc, run with /usr/bin/python3) against `zq echo`, through `zq signal`,
+# over real UDP on 127.0.0.1. Three runs, each with its own room and its own `zq echo`:
+#
+#   zq-dials       zq echo joins first; aiortc joins, zq hears peer_joined and sends the offer
+#   aiortc-dials   aiortc joins first; zq echo joins, aiortc sends its offer (legacy SDP form)
+#   stock-parity   as aiortc-dials, with aiortc's own (wrong) stream-id parity: zq must refuse
+#                  the channel (RFC 8832 §6)
+#
+# aiortc_echo.py does the checks and prints them. Usage: run.sh path/to/zq. It runs where only
+# loopback is up, and makes such a place (unshare -n) when it is not in one.
+#
+# ZQ_AIORTC_CAPTURE=DIR keeps a capture of lo (DIR/lo.pcapng, with tshark) and aiortc's DTLS key
+# log (DIR/aiortc.keys), and decode.sh prints the DCEP and SCTP inside. ZQ_AIORTC_LOSS=FIRST:COUNT
+# adds a zq-dials run in which aiortc loses some first sends. See README.md.
+set -u
+zq=${1:?usage: run.sh path/to/zq}
+here=$(cd "$(dirname "$0")" && pwd)
+python=/usr/bin/python3
+
+# A private network namespace with only loopback, so nothing leaves the machine.
+if [ -n "$(ip -o link | grep -v ' lo:')" ]; then
+    if [ -n "${ZQ_AIORTC_IN_NETNS:-}" ]; then
+        echo "FAIL: still not in a loopback-only network namespace after unshare" >&2
+        exit 1
+    fi
+    flags=-n
+    [ "$(id -u)" -eq 0 ] || flags=-rn
+    zq_abs=$(cd "$(dirname "$zq")" && pwd)/$(basename "$zq")
+    exec env ZQ_AIORTC_IN_NETNS=1 unshare $flags sh -c 'ip link set lo up && exec sh "$0" "$1"' \
+        "$here/run.sh" "$zq_abs"
+fi
+ip link set lo up 2>/dev/null
+
+out=$(mktemp -d)
+pids=
+status=0
+signal_pid=
+capture_pid=
+
+stop() { # pid...: SIGTERM, then SIGKILL after 3 s; reaps them
+    for p in "$@"; do kill "$p" 2>/dev/null; done
+    for p in "$@"; do
+        for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+}
+
+dump_logs() {
+    for f in "$out"/*.out "$out"/*.err; do
+        [ -s "$f" ] || continue
+        echo "--- $(basename "$f")" >&2
+        # aiortc at DEBUG is long: its head and tail are what matter.
+        if [ "$(wc -l <"$f")" -gt 400 ]; then
+            head -n 150 "$f" >&2; echo "[...]" >&2; tail -n 150 "$f" >&2
+        else
+            cat "$f" >&2
+        fi
+    done
+}
+
+finish() {
+    stop $pids
+    [ -n "$signal_pid" ] && stop "$signal_pid"
+    if [ -n "$capture_pid" ]; then
+        kill -INT "$capture_pid" 2>/dev/null; wait "$capture_pid" 2>/dev/null
+    fi
+    if [ "$status" -ne 0 ]; then
+        dump_logs
+        echo "FAIL: aiortc against zq echo (logs above)" >&2
+    fi
+    rm -rf "$out"
+    exit "$status"
+}
+trap finish EXIT
+trap 'status=1; exit' INT TERM
+
+wait_for() { # file pattern: up to 10 s for a line matching pattern
+    for _ in $(seq 100); do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+if [ -n "${ZQ_AIORTC_CAPTURE:-}" ] && command -v tshark >/dev/null; then
+    mkdir -p "$ZQ_AIORTC_CAPTURE"
+    rm -f "$ZQ_AIORTC_CAPTURE/lo.pcapng" "$ZQ_AIORTC_CAPTURE/aiortc.keys"
+    export SSLKEYLOGFILE="$ZQ_AIORTC_CAPTURE/aiortc.keys"
+    tshark -q -i lo -f udp -w "$ZQ_AIORTC_CAPTURE/lo.pcapng" 2>"$out/tshark.err" &
+    capture_pid=$!
+    wait_for "$out/tshark.err" "Capturing on" || echo "note: tshark did not start capturing" >&2
+fi
+
+"$zq" signal --listen 127.0.0.1:0 >"$out/signal.out" 2>"$out/signal.err" &
+signal_pid=$!
+port=
+for _ in $(seq 100); do
+    port=$(sed -n 's|^zq signal: listening on http://127.0.0.1:\([0-9]*\) .*|\1|p' \
+        "$out/signal.out" 2>/dev/null)
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || { echo "FAIL: zq signal did not say where it listens" >&2; status=1; exit; }
+url="ws://127.0.0.1:$port/ws"
+
+start_echo() { # room, also the name of its logs
+    "$zq" echo --signal "$url" --room "$1" >"$out/$1.echo.out" 2>"$out/$1.echo.err" &
+    echo_pid=$!
+    pids="$pids $echo_pid"
+}
+
+aiortc() { # name mode [options]: runs aiortc_echo.py in the background
+    name=$1; mode=$2; shift 2
+    # Worst case 30 + 3 x 15 s (a stuck channel skips the rest): three runs fit CTest's 300 s.
+    timeout 120 "$python" "$here/aiortc_echo.py" --signal "$url" --room "$name" \
+        --mode "$mode" --timeout 30 --message-timeout 15 "$@" \
+        >"$out/$name.aiortc.out" 2>"$out/$name.aiortc.err" &
+    aiortc_pid=$!
+}
+
+finish_run() { # name: waits for aiortc, stops that run's zq echo, reports
+    wait "$aiortc_pid"
+    rc=$?
+    stop "$echo_pid"
+    pids=
+    cat "$out/$1.aiortc.out"
+    if [ "$rc" -ne 0 ]; then
+        echo "FAIL: $1: aiortc_echo.py exited $rc" >&2
+        status=1
+    fi
+}
+
+zq_dials() { # name [options]: zq echo is in the room first, so it dials aiortc
+    start_echo "$1"
+    if wait_for "$out/$1.echo.err" "in room '$1'"; then
+        name=$1; shift
+        aiortc "$name" zq-dials "$@"
+        finish_run "$name"
+    else
+        echo "FAIL: $1: zq echo did not join its room" >&2
+        stop "$echo_pid"; pids=; status=1
+    fi
+}
+
+zq_dials zq-dials
+
+# aiortc-dials, with RFC 8832 parity and then with aiortc's own: aiortc is in the room first.
+for run in aiortc-dials stock-parity; do
+    opt=
+    [ "$run" = stock-parity ] && opt=--stock-parity
+    aiortc "$run" aiortc-dials $opt
+    if wait_for "$out/$run.aiortc.out" '^aiortc: joined'; then
+        start_echo "$run"
+        finish_run "$run"
+    else
+        echo "FAIL: $run: aiortc did not join its room" >&2
+        stop "$aiortc_pid"; status=1
+    fi
+done
+
+# ZQ_AIORTC_LOSS=FIRST:COUNT: zq-dials again, aiortc losing the first send of those burst
+# messages (README.md: 300:40 shows zq's receive buffer stall).
+[ -n "${ZQ_AIORTC_LOSS:-}" ] && zq_dials loss --lose "$ZQ_AIORTC_LOSS"
+
+if [ -n "$capture_pid" ]; then
+    sleep 0.5
+    kill -INT "$capture_pid" 2>/dev/null; wait "$capture_pid" 2>/dev/null
+    capture_pid=
+    sh "$here/decode.sh" "$ZQ_AIORTC_CAPTURE" || status=1
+fi
+
+[ "$status" -eq 0 ] && echo "ok: aiortc against zq echo through zq signal, both directions"
+exit "$status"
