@@ -1,0 +1,263 @@
+/**
+ * @file brk.h
+ * @brief The broker: topics, work queues and services over a node's peers, ZeroQ-compatible,
+ *        with the guarantees ZeroQ lacks (broker/PROTOCOL.md). Sans-IO, no allocation.
+ *
+ * The broker sits on a node (node/node.h: the peers of one signalling room) the way the echo
+ * service does: the caller feeds it the node's events, and asks it for the broker's own events
+ * (messages, jobs, requests, replies); everything it sends goes out through the node.
+ *
+ * @code
+ * brk_config_default(&cfg);
+ * brk_init(&brk, &node, &cfg);
+ * brk_subscribe(&brk, now, "sensors.#");
+ * brk_publish(&brk, now, "sensors.kitchen.temp", "21.5", 4, BRK_QOS_1);
+ * // after every input to the node:
+ * while (node_poll_event(&node, &ev)) brk_handle_node_event(&brk, now, &ev);
+ * while (brk_poll_event(&brk, now, &bev)) handle(&bev);     // drives reading, too
+ * // and at brk_next_timeout(): brk_handle_timeout(&brk, now)
+ * @endcode
+ *
+ * Payloads are JSON values as text ("21.5", "\"text\"", "{\"a\":1}"), passed through
+ * verbatim: a ZeroQ peer receives them as `payload`. An event's strings borrow the broker's
+ * buffers until the next brk_poll_event().
+ *
+ * Nothing is dropped silently: publish, enqueue, request and reply return ZQ_ERR_WOULD_BLOCK
+ * when the broker cannot take more now (BRK_EVENT_WRITABLE follows), ZQ_ERR_TOO_LONG for what
+ * could never be sent, and messages a subscriber missed are announced (BRK_EVENT_LOST).
+ */
+#ifndef ZQ_BRK_H
+#define ZQ_BRK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "broker/dedup.h"
+#include "broker/frame.h"
+#include "broker/replay_ring.h"
+#include "node/node.h"
+#include "zq/config.h"
+#include "zq/err.h"
+
+/* ---- Capacities (compile-time; override them in the ZQ_CONFIG_FILE header) --------------- */
+
+/** Largest frame (JSON text) the broker takes from or sends to one peer: each peer has a
+ *  reassembly buffer of this size. Advertised as hello's "max". A frame goes into the peer's
+ *  SCTP send buffer whole (or as all its chunks at once), so it must fit there with room to
+ *  spare: raise ZQ_PEER_SEND_BUFFER with it. */
+#ifndef ZQ_BRK_FRAME_MAX
+#define ZQ_BRK_FRAME_MAX 8192
+#endif
+/** Local subscriptions (patterns), and patterns kept per remote peer. */
+#ifndef ZQ_BRK_MAX_SUBS
+#define ZQ_BRK_MAX_SUBS 16
+#endif
+#ifndef ZQ_BRK_PEER_SUBS
+#define ZQ_BRK_PEER_SUBS 8
+#endif
+/** Longest topic, queue or service name, and pattern. */
+#ifndef ZQ_BRK_NAME_MAX
+#define ZQ_BRK_NAME_MAX 128
+#endif
+/** Bytes of the publisher's replay ring (recent messages, and QoS 1 ones not yet acked). */
+#ifndef ZQ_BRK_RING_BYTES
+#define ZQ_BRK_RING_BYTES (16 * 1024)
+#endif
+/** QoS 1 receivers tracked by identity (connected, or lingering after a disconnect): <= 32. */
+#ifndef ZQ_BRK_MAX_RECEIVERS
+#define ZQ_BRK_MAX_RECEIVERS 8
+#endif
+/** Publishers whose last delivered seq a subscriber remembers (resume points). */
+#ifndef ZQ_BRK_MAX_PUBLISHERS
+#define ZQ_BRK_MAX_PUBLISHERS 16
+#endif
+/** Last-value cache: topics and bytes. */
+#ifndef ZQ_BRK_LVC_TOPICS
+#define ZQ_BRK_LVC_TOPICS 8
+#endif
+#ifndef ZQ_BRK_LVC_BYTES
+#define ZQ_BRK_LVC_BYTES (4 * 1024)
+#endif
+/** Queues and services this node consumes or serves; queues it produces to. */
+#ifndef ZQ_BRK_MAX_QUEUES
+#define ZQ_BRK_MAX_QUEUES 8
+#endif
+#ifndef ZQ_BRK_MAX_SERVICES
+#define ZQ_BRK_MAX_SERVICES 8
+#endif
+/** Producer side: jobs held (waiting, leased or dead) and their bytes. */
+#ifndef ZQ_BRK_MAX_JOBS
+#define ZQ_BRK_MAX_JOBS 32
+#endif
+#ifndef ZQ_BRK_JOB_BYTES
+#define ZQ_BRK_JOB_BYTES (8 * 1024)
+#endif
+/** Consumer side: jobs held by the application at once. */
+#ifndef ZQ_BRK_MAX_HELD
+#define ZQ_BRK_MAX_HELD 8
+#endif
+/** Requests in flight (with their text kept for retries) and their bytes. */
+#ifndef ZQ_BRK_MAX_REQUESTS
+#define ZQ_BRK_MAX_REQUESTS 8
+#endif
+#ifndef ZQ_BRK_REQUEST_BYTES
+#define ZQ_BRK_REQUEST_BYTES (8 * 1024)
+#endif
+
+_Static_assert(ZQ_BRK_FRAME_MAX >= 1024, "frames must hold at least a small envelope");
+_Static_assert(ZQ_BRK_FRAME_MAX <= ZQ_PEER_SEND_BUFFER / 2,
+               "a frame must fit a peer's send buffer whole, with room to spare");
+_Static_assert(ZQ_BRK_MAX_RECEIVERS >= 1 && ZQ_BRK_MAX_RECEIVERS <= 32,
+               "receivers are bits of a 32-bit mask");
+_Static_assert(ZQ_BRK_RING_BYTES >= 2 * 1024 && ZQ_BRK_RING_BYTES % 4 == 0,
+               "the replay ring needs room for a few messages, 4-byte aligned");
+
+/* ---- Configuration ----------------------------------------------------------------------- */
+
+typedef enum { BRK_QOS_0 = 0, BRK_QOS_1 = 1 } brk_qos_t;
+
+typedef struct {
+    zq_rand_t rand;              /**< message ids and epochs (required) */
+    uint32_t ping_ms;            /**< ZeroQ heartbeat: 10000 */
+    uint32_t silence_ms;         /**< a peer silent this long is dropped: 30000 */
+    uint32_t ack_delay_ms;       /**< QoS 1 acks are batched this long at most: 20 */
+    uint32_t linger_ms;          /**< a QoS 1 receiver away this long is given up: 60000 */
+    uint32_t lease_ms;           /**< default job lease (visibility timeout): 30000 */
+    uint32_t max_attempts;       /**< a job's attempts before the dead-letter queue: 3 */
+    uint32_t request_timeout_ms; /**< default request timeout: 5000 */
+    uint32_t request_retries;    /**< default further responders tried after a timeout: 2 */
+    int64_t wall_offset_ms;      /**< added to `now` for envelopes' "timestamp" (ZeroQ puts
+                                      Date.now() there): the port's wall clock minus its
+                                      monotonic one; 0 leaves the monotonic time */
+} brk_config_t;
+
+void brk_config_default(brk_config_t *cfg);
+
+/* ---- Events ------------------------------------------------------------------------------ */
+
+typedef enum {
+    BRK_EVENT_MESSAGE,        /**< a message on a subscribed topic */
+    BRK_EVENT_LOST,           /**< messages of a publisher that may have matched are gone */
+    BRK_EVENT_JOB,            /**< a job for a queue this node consumes: brk_job_done() it */
+    BRK_EVENT_REQUEST,        /**< a request to a service this node serves: brk_reply() */
+    BRK_EVENT_REPLY,          /**< the answer to brk_request() (ok, or a responder's error) */
+    BRK_EVENT_REQUEST_FAILED, /**< no responder answered in time, after every retry */
+    BRK_EVENT_DEAD_LETTER,    /**< a job of ours ran out of attempts (see brk_dlq_*) */
+    BRK_EVENT_UNDELIVERED,    /**< QoS 1 messages a receiver that never came back missed */
+    BRK_EVENT_WRITABLE,       /**< a call that returned ZQ_ERR_WOULD_BLOCK may succeed now */
+    BRK_EVENT_PEER_UP,        /**< a peer's channel opened (zq or plain ZeroQ: @c zq) */
+    BRK_EVENT_PEER_DOWN,      /**< a peer is gone */
+} brk_event_type_t;
+
+/** A string borrowed from the broker until the next brk_poll_event(). */
+typedef struct {
+    const char *p;
+    size_t len;
+} brk_str_t;
+
+typedef struct {
+    brk_event_type_t type;
+    uint8_t peer;            /**< the node's peer slot it came from / concerns */
+    bool zq;                 /**< PEER_UP: the peer said hello (else plain ZeroQ) */
+    brk_str_t topic;         /**< MESSAGE: topic; JOB: queue; REQUEST: service */
+    brk_str_t payload;       /**< MESSAGE, JOB, REQUEST, REPLY: the JSON value's text */
+    brk_str_t id;            /**< MESSAGE, JOB: the message or job id */
+    uint64_t seq;            /**< MESSAGE: the publisher's seq (0 from ZeroQ peers) */
+    uint64_t lost_from;      /**< LOST: seq range */
+    uint64_t lost_to;
+    uint32_t attempt;        /**< JOB: earlier attempts; DEAD_LETTER: attempts made */
+    uint32_t count;          /**< UNDELIVERED: messages */
+    bool last_value;         /**< MESSAGE: a replayed last value (late joiner) */
+    bool ok;                 /**< REPLY: false when the responder refused (@c payload then
+                                  holds its error text as a JSON string) */
+    uint32_t handle;         /**< JOB: for brk_job_done(); REQUEST: for brk_reply();
+                                  REPLY, REQUEST_FAILED: the request's handle */
+} brk_event_t;
+
+/* ---- The broker ------------------------------------------------------------------------- */
+
+#include "broker/brk_state.h" /* brk_t's parts, one per module: caller-allocated, opaque */
+
+zq_err_t brk_init(brk_t *b, node_t *node, const brk_config_t *cfg);
+
+/** A node event (drain node_poll_event() into this). */
+void brk_handle_node_event(brk_t *b, uint64_t now, const node_event_t *ev);
+
+/** The next broker event, reading what the peers sent as needed; false when there is none.
+ *  Also sends what is due (frames waiting for room, acks, credits). */
+bool brk_poll_event(brk_t *b, uint64_t now, brk_event_t *ev);
+
+uint64_t brk_next_timeout(const brk_t *b);
+void brk_handle_timeout(brk_t *b, uint64_t now);
+
+/* Topics */
+
+/** Adds a subscription (brk_pattern_check rules); peers hear of it at once.
+ *  @return ZQ_OK, ZQ_ERR_MALFORMED, ZQ_ERR_TOO_LONG, ZQ_ERR_CAPACITY. */
+zq_err_t brk_subscribe(brk_t *b, uint64_t now, const char *pattern);
+zq_err_t brk_unsubscribe(brk_t *b, uint64_t now, const char *pattern);
+
+/**
+ * Publishes @p payload (one JSON value, @p len bytes) on @p topic to every peer that wants it.
+ * QoS 1 keeps it until each receiver acknowledged it (across a reconnect).
+ * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK (the replay ring is full of messages owed acks:
+ *         BRK_EVENT_WRITABLE follows); ZQ_ERR_TOO_LONG (the frame exceeds ZQ_BRK_FRAME_MAX or
+ *         the ring); ZQ_ERR_MALFORMED (not one JSON value, or a bad topic).
+ */
+zq_err_t brk_publish(brk_t *b, uint64_t now, const char *topic, const char *payload, size_t len,
+                     brk_qos_t qos);
+
+/* Work queues */
+
+/**
+ * Hands a job to exactly one consumer of @p queue in the mesh; the node keeps it until a
+ * consumer finishes it (or it goes to the dead-letter queue).
+ * @param id  may be NULL; else receives the job id (NUL-terminated, BRK_ID_MAX bytes).
+ * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK (the job store is full); ZQ_ERR_TOO_LONG;
+ *         ZQ_ERR_MALFORMED.
+ */
+zq_err_t brk_enqueue(brk_t *b, uint64_t now, const char *queue, const char *payload, size_t len,
+                     char *id);
+/** Consumes @p queue: up to @p credit jobs at once (0 stops consuming). */
+zq_err_t brk_consume(brk_t *b, uint64_t now, const char *queue, uint32_t credit);
+/** Finishes job @p handle (from BRK_EVENT_JOB): @p ok acks it, else nacks it.
+ *  @return ZQ_OK, ZQ_ERR_NOT_FOUND (unknown or expired handle), ZQ_ERR_WOULD_BLOCK. */
+zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok);
+
+/** Dead letters of @p queue held by this node: calls @p fn for each (id, payload, attempts);
+ *  @return how many. */
+size_t brk_dlq_list(const brk_t *b, const char *queue,
+                    void (*fn)(void *ctx, brk_str_t id, brk_str_t payload, uint32_t attempts),
+                    void *ctx);
+/** Puts every dead letter of @p queue back in the queue (attempts reset); @return how many. */
+size_t brk_dlq_requeue(brk_t *b, uint64_t now, const char *queue);
+/** Deletes every dead letter of @p queue; @return how many. */
+size_t brk_dlq_purge(brk_t *b, const char *queue);
+/** Asks every zq peer to do @p op on its dead letters of @p queue. Each peer's list comes back
+ *  as one BRK_EVENT_MESSAGE with id "$dlq", topic the queue, and payload the JSON array of
+ *  its dead jobs ({"id","payload","retryCount"}). */
+zq_err_t brk_dlq_remote(brk_t *b, uint64_t now, const char *queue, brk_dlq_op_t op);
+
+/* Services */
+
+/** Answers requests to @p service (announced to peers at once). */
+zq_err_t brk_serve(brk_t *b, uint64_t now, const char *service);
+/** Replies to request @p handle (from BRK_EVENT_REQUEST); @p ok false refuses it with
+ *  @p payload a JSON string saying why. */
+zq_err_t brk_reply(brk_t *b, uint64_t now, uint32_t handle, bool ok, const char *payload,
+                   size_t len);
+/**
+ * Sends a request to one responder of @p service; on no reply within @p timeout_ms (0: the
+ * configured default), to the next, up to @p retries more.
+ * @param handle receives the request's handle, repeated in its REPLY or REQUEST_FAILED event.
+ * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK (too many requests in flight); ZQ_ERR_TOO_LONG;
+ *         ZQ_ERR_MALFORMED.
+ */
+zq_err_t brk_request(brk_t *b, uint64_t now, const char *service, const char *payload,
+                     size_t len, uint32_t timeout_ms, uint32_t retries, uint32_t *handle);
+
+/** What the broker counted: every drop, every refusal. */
+const brk_stats_t *brk_stats(const brk_t *b);
+
+#endif /* ZQ_BRK_H */

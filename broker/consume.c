@@ -1,0 +1,210 @@
+/* The consumer side of work queues (PROTOCOL.md §6): the credit this node gives each producer
+ * (zmqcat's "ready"), the jobs the application holds, and their ack or nack. Jobs from ZeroQ
+ * peers (a broadcast envelope on a queue we consume) are taken as ZeroQ takes them: once
+ * (deduplicated like ZeroQ's messages), with no ack to send. Not done: ZeroQ's consumer-side
+ * resend of a nacked job (retryCount + 1 to every peer), which would need the payload kept. */
+#include <string.h>
+
+#include "broker/brk_internal.h"
+
+static int consumed_index(const brk_t *b, const char *queue, size_t len)
+{
+    for (int i = 0; i < b->consumer.n_queues; i++) {
+        if (brk_name_equals(&b->consumer.queues[i], queue, len)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+bool brk_consumer_has(const brk_t *b, const char *queue, size_t len)
+{
+    int i = consumed_index(b, queue, len);
+    return i >= 0 && b->consumer.credit[i] > 0;
+}
+
+static uint32_t held_count(const brk_t *b, int queue)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < ZQ_BRK_MAX_HELD; i++) {
+        n += b->consumer.held[i].used && b->consumer.held[i].queue == queue;
+    }
+    return n;
+}
+
+/* Every zq producer hears our credit for @p queue again. */
+static void credit_changed(brk_t *b, int queue)
+{
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        b->peers[i].ready_due |= 1u << queue;
+    }
+}
+
+zq_err_t brk_consume(brk_t *b, uint64_t now, const char *queue, uint32_t credit)
+{
+    (void)now;
+    brk_consumer_t *c = &b->consumer;
+    size_t len = strlen(queue);
+    int i = consumed_index(b, queue, len);
+    if (i < 0) {
+        if (c->n_queues == ZQ_BRK_MAX_QUEUES) {
+            return ZQ_ERR_CAPACITY;
+        }
+        zq_err_t err = brk_name_set(&c->queues[c->n_queues], queue, len);
+        if (err != ZQ_OK || len == 0) {
+            return err != ZQ_OK ? err : ZQ_ERR_MALFORMED;
+        }
+        i = c->n_queues++;
+    }
+    c->credit[i] = credit > ZQ_BRK_MAX_HELD ? ZQ_BRK_MAX_HELD : credit;
+    credit_changed(b, i);
+    return ZQ_OK;
+}
+
+/* The credit a producer may use now: what the application allows minus what it holds. Every
+ * producer is told the same number, so a burst can overshoot; a job beyond our room is
+ * refused (a nack) and goes elsewhere. */
+static uint32_t credit_now(const brk_t *b, int queue)
+{
+    uint32_t held = held_count(b, queue);
+    return b->consumer.credit[queue] > held ? b->consumer.credit[queue] - held : 0;
+}
+
+bool brk_consumer_send_ready(brk_t *b, uint64_t now, uint8_t slot)
+{
+    brk_peer_t *p = &b->peers[slot];
+    for (int i = 0; i < b->consumer.n_queues; i++) {
+        if (!(p->ready_due & (1u << i))) {
+            continue;
+        }
+        if (brk_peer_has(b, slot, BRK_FEAT_QUEUE)) {
+            const brk_name_t *q = &b->consumer.queues[i];
+            json_writer_t w;
+            brk_frame_begin(b, &w);
+            brk_ready_write(&w, q->text, q->len, credit_now(b, i));
+            if (brk_send_frame(b, now, slot, &w) == ZQ_ERR_WOULD_BLOCK) {
+                return false;
+            }
+        }
+        p->ready_due &= ~(1u << i);
+    }
+    p->ready_due = 0; /* bits of queues we never consumed */
+    return true;
+}
+
+/* ---- Jobs arriving -------------------------------------------------------------------------- */
+
+static brk_held_t *free_held(brk_t *b)
+{
+    for (int i = 0; i < ZQ_BRK_MAX_HELD; i++) {
+        if (!b->consumer.held[i].used) {
+            return &b->consumer.held[i];
+        }
+    }
+    return NULL;
+}
+
+/* A job we cannot take goes back at once (a nack: the producer counts it as an attempt). */
+static void refuse(brk_t *b, uint64_t now, uint8_t slot, json_value_t id)
+{
+    json_writer_t w;
+    brk_frame_begin(b, &w);
+    brk_done_write(&w, id.p + 1, id.len - 2, false);
+    (void)brk_send_frame(b, now, slot, &w);
+}
+
+bool brk_on_job(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e, brk_event_t *ev)
+{
+    brk_name_t queue;
+    bool zeroq = !b->peers[slot].zq;
+    if (brk_name_from_json(&queue, e->topic) != ZQ_OK || e->id.len - 2 >= BRK_ID_MAX) {
+        b->stats.rx_malformed++;
+        return false;
+    }
+    int qi = consumed_index(b, queue.text, queue.len);
+    brk_held_t *h = qi >= 0 && credit_now(b, qi) > 0 ? free_held(b) : NULL;
+    if (h == NULL) {
+        if (!zeroq) {
+            refuse(b, now, slot, e->id);
+        }
+        return false;
+    }
+    if (zeroq && brk_dedup_seen(&b->subs.dedup, brk_dedup_key(b->peers[slot].fp,
+                                                               BRK_FP_HEX / 2, e->id.p + 1,
+                                                               e->id.len - 2, e->retry_count))) {
+        b->stats.rx_duplicates++; /* ZeroQ broadcasts the same job along every edge */
+        return false;
+    }
+    memset(h, 0, sizeof *h);
+    h->used = true;
+    h->queue = (uint8_t)qi;
+    h->peer = (int8_t)slot;
+    h->zeroq = zeroq;
+    h->handle = b->consumer.next_handle++;
+    memcpy(h->id, e->id.p + 1, e->id.len - 2);
+    ev->type = BRK_EVENT_JOB;
+    ev->topic = (brk_str_t){b->consumer.queues[qi].text, b->consumer.queues[qi].len};
+    ev->payload = e->has_payload ? (brk_str_t){e->payload.p, e->payload.len}
+                                 : (brk_str_t){"null", 4};
+    ev->id = (brk_str_t){h->id, strlen(h->id)};
+    ev->attempt = e->retry_count;
+    ev->handle = h->handle;
+    return true;
+}
+
+zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok)
+{
+    brk_held_t *h = NULL;
+    for (int i = 0; i < ZQ_BRK_MAX_HELD && h == NULL; i++) {
+        brk_held_t *c = &b->consumer.held[i];
+        h = c->used && c->handle == handle ? c : NULL;
+    }
+    if (h == NULL) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    if (!h->zeroq && b->peers[h->peer].open) {
+        json_writer_t w;
+        brk_frame_begin(b, &w);
+        brk_done_write(&w, h->id, strlen(h->id), ok);
+        zq_err_t err = brk_send_frame(b, now, (uint8_t)h->peer, &w);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            brk_note_blocked(b);
+            return err;
+        }
+    }
+    /* A ZeroQ job is done either way for us: ZeroQ has no ack frame. */
+    h->used = false;
+    credit_changed(b, h->queue);
+    return ZQ_OK;
+}
+
+void brk_consumer_peer_down(brk_t *b, uint64_t now, uint8_t slot)
+{
+    (void)now;
+    /* Its jobs are the producer's to hand out again (lease or disconnect on its side); the
+     * handles stay valid until done, which then sends nothing. */
+    for (int i = 0; i < ZQ_BRK_MAX_HELD; i++) {
+        brk_held_t *h = &b->consumer.held[i];
+        if (h->used && h->peer == (int8_t)slot) {
+            h->zeroq = true; /* nobody to tell */
+        }
+    }
+}
+
+/* ---- Dead letters of remote producers -------------------------------------------------------- */
+
+bool brk_on_dlq_jobs(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, brk_event_t *ev)
+{
+    (void)now;
+    (void)slot;
+    brk_dlq_jobs_t d;
+    if (brk_dlq_jobs_read(obj, &d) != ZQ_OK) {
+        b->stats.rx_malformed++;
+        return false;
+    }
+    ev->type = BRK_EVENT_MESSAGE;
+    ev->topic = (brk_str_t){d.queue.p + 1, d.queue.len - 2};
+    ev->id = (brk_str_t){"$dlq", 4};
+    ev->payload = (brk_str_t){d.jobs.p, d.jobs.len};
+    return true;
+}

@@ -1,0 +1,215 @@
+/* Receiving messages (PROTOCOL.md §4, §5, §7, §9): local subscriptions, delivering each
+ * message once (by publisher seq from zq peers, by a window of (identity, id, retryCount)
+ * from ZeroQ peers), the acks QoS 1 owes, and the resume points a hello carries. */
+#include <string.h>
+
+#include "broker/brk_internal.h"
+
+void brk_subs_init(brk_t *b)
+{
+    brk_dedup_init(&b->subs.dedup);
+}
+
+/* ---- Subscriptions -------------------------------------------------------------------------- */
+
+static int find_pattern(const brk_subs_t *s, const char *text, size_t len)
+{
+    for (int i = 0; i < s->n_patterns; i++) {
+        if (brk_name_equals(&s->patterns[i], text, len)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+zq_err_t brk_subscribe(brk_t *b, uint64_t now, const char *pattern)
+{
+    (void)now;
+    size_t len = strlen(pattern);
+    brk_subs_t *s = &b->subs;
+    zq_err_t err = brk_pattern_check(pattern, len);
+    if (err != ZQ_OK || len > ZQ_BRK_NAME_MAX) {
+        return err != ZQ_OK ? err : ZQ_ERR_TOO_LONG;
+    }
+    if (find_pattern(s, pattern, len) >= 0) {
+        return ZQ_OK;
+    }
+    if (s->n_patterns == ZQ_BRK_MAX_SUBS) {
+        return ZQ_ERR_CAPACITY;
+    }
+    (void)brk_name_set(&s->patterns[s->n_patterns++], pattern, len);
+    brk_peers_sub_changed(b);
+    return ZQ_OK;
+}
+
+zq_err_t brk_unsubscribe(brk_t *b, uint64_t now, const char *pattern)
+{
+    (void)now;
+    brk_subs_t *s = &b->subs;
+    int i = find_pattern(s, pattern, strlen(pattern));
+    if (i < 0) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    s->patterns[i] = s->patterns[--s->n_patterns];
+    brk_peers_sub_changed(b);
+    return ZQ_OK;
+}
+
+size_t brk_subs_patterns(const brk_t *b, const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (; n < b->subs.n_patterns && n < cap; n++) {
+        out[n] = b->subs.patterns[n].text;
+    }
+    return n;
+}
+
+static bool subscribed(const brk_subs_t *s, const char *topic, size_t len)
+{
+    for (uint8_t i = 0; i < s->n_patterns; i++) {
+        if (brk_pattern_match(s->patterns[i].text, s->patterns[i].len, topic, len)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- Publishers we heard from (resume points) ------------------------------------------------ */
+
+/* The publisher entry of @p fp, made (the least recently used one replaced) if needed. */
+static brk_publisher_t *publisher(brk_subs_t *s, const uint8_t fp[BRK_FP_HEX / 2], uint64_t now)
+{
+    brk_publisher_t *oldest = &s->publishers[0];
+    for (int i = 0; i < ZQ_BRK_MAX_PUBLISHERS; i++) {
+        brk_publisher_t *p = &s->publishers[i];
+        if (p->used && memcmp(p->fp, fp, BRK_FP_HEX / 2) == 0) {
+            p->used_at = now;
+            return p;
+        }
+        if (!p->used || (oldest->used && p->used_at < oldest->used_at)) {
+            oldest = p;
+        }
+    }
+    memset(oldest, 0, sizeof *oldest);
+    oldest->used = true;
+    memcpy(oldest->fp, fp, BRK_FP_HEX / 2);
+    oldest->used_at = now;
+    return oldest;
+}
+
+void brk_subs_fill_resume(const brk_t *b, brk_hello_t *h)
+{
+    h->n_resume = 0;
+    for (int i = 0; i < ZQ_BRK_MAX_PUBLISHERS && h->n_resume < BRK_HELLO_MAX_RESUME; i++) {
+        const brk_publisher_t *p = &b->subs.publishers[i];
+        if (p->used && p->last_seq > 0) {
+            brk_resume_t *r = &h->resume[h->n_resume++];
+            memcpy(r->fp, p->fp, sizeof r->fp);
+            r->epoch = p->epoch;
+            r->seq = p->last_seq;
+        }
+    }
+}
+
+/* ---- Delivering once ------------------------------------------------------------------------- */
+
+/* zq's rule: a publisher's messages come in seq order, so one not above the last delivered is
+ * a replayed duplicate. A new epoch means the publisher started over. Last values (lvc) come
+ * in any order and are neither deduplicated nor moved past: they are older by design. */
+static bool first_time_zq(brk_t *b, uint64_t now, const uint8_t *fp, const brk_envelope_t *e)
+{
+    if (e->lvc) {
+        return true;
+    }
+    brk_publisher_t *p = publisher(&b->subs, fp, now);
+    if (p->epoch != e->epoch) {
+        p->epoch = e->epoch;
+        p->last_seq = 0;
+    }
+    if (e->seq <= p->last_seq) {
+        return false;
+    }
+    p->last_seq = e->seq;
+    return true;
+}
+
+/* ZeroQ's rule, with the sender's identity in the key (PROTOCOL.md §9). */
+static bool first_time_zeroq(brk_t *b, const uint8_t *fp, const brk_envelope_t *e)
+{
+    uint64_t key = brk_dedup_key(fp, BRK_FP_HEX / 2, e->id.p + 1, e->id.len - 2, e->retry_count);
+    return !brk_dedup_seen(&b->subs.dedup, key);
+}
+
+/* QoS 1: the publisher hears of it in the next batched ack (PROTOCOL.md §5). */
+static void owe_ack(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e)
+{
+    brk_peer_t *p = &b->peers[slot];
+    bool same_batch = p->ack_due && p->ack_epoch == e->epoch;
+    if (!same_batch) {
+        p->ack_at = now + b->cfg.ack_delay_ms;
+        p->ack_upto = 0;
+    }
+    p->ack_due = true;
+    p->ack_epoch = e->epoch;
+    p->ack_upto = e->seq > p->ack_upto ? e->seq : p->ack_upto;
+    p->acks_owed++;
+}
+
+/* A JSON string's content, borrowed from the frame when it has no escapes, else unescaped
+ * into @p scratch. */
+static brk_str_t string_content(json_value_t v, char *scratch, size_t cap)
+{
+    const char *inner = v.p + 1;
+    size_t n = v.len - 2;
+    if (memchr(inner, '\\', n) == NULL) {
+        return (brk_str_t){inner, n};
+    }
+    size_t len = 0;
+    return json_get_string(v, scratch, cap, &len) == ZQ_OK ? (brk_str_t){scratch, len}
+                                                           : (brk_str_t){"", 0};
+}
+
+bool brk_on_message(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e,
+                    brk_event_t *ev)
+{
+    const brk_peer_t *p = &b->peers[slot];
+    brk_str_t topic = string_content(e->topic, b->ev_topic, sizeof b->ev_topic);
+    bool zq = p->zq && e->has_epoch;
+    bool fresh = zq ? first_time_zq(b, now, p->fp, e) : first_time_zeroq(b, p->fp, e);
+    if (zq && e->qos == 1 && !e->lvc) {
+        owe_ack(b, now, slot, e); /* duplicates too: the first ack may have been lost */
+    }
+    if (!fresh) {
+        b->stats.rx_duplicates++;
+        return false;
+    }
+    if (!subscribed(&b->subs, topic.p, topic.len)) {
+        b->stats.rx_unwanted++; /* ZeroQ broadcasts everything, or our sub just changed */
+        return false;
+    }
+    ev->type = BRK_EVENT_MESSAGE;
+    ev->topic = topic;
+    ev->payload = e->has_payload ? (brk_str_t){e->payload.p, e->payload.len}
+                                 : (brk_str_t){"null", 4};
+    ev->id = (brk_str_t){e->id.p + 1, e->id.len - 2};
+    ev->seq = zq ? e->seq : 0;
+    ev->last_value = e->lvc;
+    return true;
+}
+
+bool brk_on_lost(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, brk_event_t *ev)
+{
+    brk_lost_t l;
+    if (brk_lost_read(obj, &l) != ZQ_OK) {
+        b->stats.rx_malformed++;
+        return false;
+    }
+    brk_publisher_t *p = publisher(&b->subs, b->peers[slot].fp, now);
+    if (p->epoch == l.epoch && l.to > p->last_seq) {
+        p->last_seq = l.to; /* never announced again */
+    }
+    ev->type = BRK_EVENT_LOST;
+    ev->lost_from = l.from;
+    ev->lost_to = l.to;
+    return true;
+}

@@ -1,0 +1,470 @@
+/* Per peer: what zq says first (hello, sub), ZeroQ's heartbeat, reading whole frames out of
+ * data channel pieces and chunks, and sending frames whole or in chunks (PROTOCOL.md §1-3,
+ * §8). */
+#include <string.h>
+
+#include "broker/brk_internal.h"
+#include "zq/bytes.h"
+
+static brk_peer_t *peer_at(brk_t *b, uint8_t slot)
+{
+    return &b->peers[slot];
+}
+
+/* ---- Sending ------------------------------------------------------------------------------ */
+
+void brk_frame_begin(brk_t *b, json_writer_t *w)
+{
+    json_writer_init(w, b->out, sizeof b->out);
+}
+
+/* The peer's a=max-message-size, or no limit. */
+static size_t channel_max(const brk_t *b, uint8_t slot)
+{
+    uint32_t m = node_peer_max_message(b->node, slot);
+    return m == 0 ? SIZE_MAX : m;
+}
+
+/* Send buffer bytes @p len bytes of messages need at most: one record header per ~1 KB DATA
+ * fragment on top of the bytes (sctp_out_room()'s unit). */
+static size_t room_needed(size_t len)
+{
+    return len + (len / 1024u + 1u) * 48u;
+}
+
+/* All pieces at once or none (they must follow each other on the channel, §8). */
+static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)
+{
+    size_t count = (len + BRK_CHUNK_PIECE - 1) / BRK_CHUNK_PIECE;
+    if (count > UINT16_MAX) {
+        return ZQ_ERR_TOO_LONG;
+    }
+    if (node_send_room(b->node, slot) < room_needed(len + count * BRK_CHUNK_HEADER)) {
+        return ZQ_ERR_WOULD_BLOCK;
+    }
+    uint32_t id = ++b->next_chunk_id;
+    for (size_t i = 0; i < count; i++) {
+        size_t off = i * BRK_CHUNK_PIECE;
+        size_t n = len - off < BRK_CHUNK_PIECE ? len - off : BRK_CHUNK_PIECE;
+        b->chunk[0] = 'Z';
+        b->chunk[1] = 'C';
+        zq_store_be32(b->chunk + 2, id);
+        zq_store_be16(b->chunk + 6, (uint16_t)i);
+        zq_store_be16(b->chunk + 8, (uint16_t)count);
+        memcpy(b->chunk + BRK_CHUNK_HEADER, text + off, n);
+        zq_err_t err = node_send(b->node, now, slot, b->chunk, BRK_CHUNK_HEADER + n, true);
+        if (err != ZQ_OK) {
+            return err; /* cannot happen after the room check; the peer drops the rest */
+        }
+        b->stats.tx_chunks++;
+    }
+    return ZQ_OK;
+}
+
+zq_err_t brk_send_text(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)
+{
+    const brk_peer_t *p = peer_at(b, slot);
+    if (!p->open) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    if ((p->zq && len > p->max_frame) || len > ZQ_BRK_FRAME_MAX) {
+        return ZQ_ERR_TOO_LONG;
+    }
+    zq_err_t err;
+    if (len <= channel_max(b, slot)) {
+        err = node_send(b->node, now, slot, (const uint8_t *)text, len, false);
+    } else if (p->zq && (p->features & BRK_FEAT_CHUNK)) {
+        err = send_chunks(b, now, slot, text, len);
+    } else {
+        err = ZQ_ERR_TOO_LONG; /* a ZeroQ peer cannot take it: its application hears it */
+    }
+    b->stats.tx_frames += err == ZQ_OK;
+    return err;
+}
+
+zq_err_t brk_send_frame(brk_t *b, uint64_t now, uint8_t slot, json_writer_t *w)
+{
+    size_t len = json_finish(w);
+    return len == 0 ? ZQ_ERR_TOO_LONG : brk_send_text(b, now, slot, b->out, len);
+}
+
+/* ---- Frames due --------------------------------------------------------------------------- */
+
+static zq_err_t send_hello(brk_t *b, uint64_t now, uint8_t slot)
+{
+    brk_hello_t h;
+    memset(&h, 0, sizeof h);
+    h.version = BRK_PROTOCOL_VERSION;
+    h.epoch = b->pub.epoch;
+    h.max_frame = ZQ_BRK_FRAME_MAX;
+    h.features = BRK_FEAT_SUB | BRK_FEAT_QOS1 | BRK_FEAT_QUEUE | BRK_FEAT_RPC | BRK_FEAT_CHUNK |
+                 BRK_FEAT_REPLAY;
+    brk_subs_fill_resume(b, &h);
+    json_writer_t w;
+    brk_frame_begin(b, &w);
+    brk_hello_write(&w, &h);
+    return brk_send_frame(b, now, slot, &w);
+}
+
+static zq_err_t send_sub(brk_t *b, uint64_t now, uint8_t slot)
+{
+    const char *topics[ZQ_BRK_MAX_SUBS];
+    const char *services[ZQ_BRK_MAX_SERVICES];
+    size_t n_topics = brk_subs_patterns(b, topics, ZQ_BRK_MAX_SUBS);
+    size_t n_services = brk_rpc_services(b, services, ZQ_BRK_MAX_SERVICES);
+    json_writer_t w;
+    brk_frame_begin(b, &w);
+    brk_sub_write(&w, topics, n_topics, services, n_services);
+    return brk_send_frame(b, now, slot, &w);
+}
+
+static zq_err_t send_heartbeat(brk_t *b, uint64_t now, uint8_t slot, bool pong)
+{
+    json_writer_t w;
+    brk_frame_begin(b, &w);
+    if (pong) {
+        brk_pong_write(&w);
+    } else {
+        brk_ping_write(&w);
+    }
+    return brk_send_frame(b, now, slot, &w);
+}
+
+static zq_err_t send_ack(brk_t *b, uint64_t now, uint8_t slot)
+{
+    brk_peer_t *p = peer_at(b, slot);
+    brk_ack_t a = {p->ack_epoch, p->ack_upto};
+    json_writer_t w;
+    brk_frame_begin(b, &w);
+    brk_ack_write(&w, &a);
+    zq_err_t err = brk_send_frame(b, now, slot, &w);
+    if (err == ZQ_OK) {
+        p->acks_owed = 0;
+    }
+    return err;
+}
+
+static zq_err_t send_lost(brk_t *b, uint64_t now, uint8_t slot)
+{
+    json_writer_t w;
+    brk_frame_begin(b, &w);
+    brk_lost_write(&w, &peer_at(b, slot)->lost);
+    zq_err_t err = brk_send_frame(b, now, slot, &w);
+    b->stats.lost_announced += err == ZQ_OK;
+    return err;
+}
+
+/* Sends one due frame kind: clears @p flag when it went; false when the channel is full. */
+static bool send_if_due(bool *flag, zq_err_t err)
+{
+    if (err == ZQ_ERR_WOULD_BLOCK) {
+        return false;
+    }
+    *flag = false; /* sent, or impossible (too long): never retried forever */
+    return true;
+}
+
+/* The ack of a batch is due once it is large enough or old enough (PROTOCOL.md §5). */
+static bool ack_ripe(const brk_peer_t *p, uint64_t now)
+{
+    return p->ack_due && (p->acks_owed >= 32 || now >= p->ack_at);
+}
+
+static void send_due_to(brk_t *b, uint64_t now, uint8_t slot)
+{
+    brk_peer_t *p = peer_at(b, slot);
+    if (p->hello_due && !send_if_due(&p->hello_due, send_hello(b, now, slot))) {
+        return;
+    }
+    if (p->zq && p->sub_due && !send_if_due(&p->sub_due, send_sub(b, now, slot))) {
+        return;
+    }
+    if (p->pong_due && !send_if_due(&p->pong_due, send_heartbeat(b, now, slot, true))) {
+        return;
+    }
+    if (p->ping_due && !send_if_due(&p->ping_due, send_heartbeat(b, now, slot, false))) {
+        return;
+    }
+    if (p->zq && p->ready_due != 0 && !brk_consumer_send_ready(b, now, slot)) {
+        return;
+    }
+    if (ack_ripe(p, now) && !send_if_due(&p->ack_due, send_ack(b, now, slot))) {
+        return;
+    }
+    if (p->lost_due) {
+        (void)send_if_due(&p->lost_due, send_lost(b, now, slot));
+    }
+}
+
+void brk_peers_send_due(brk_t *b, uint64_t now)
+{
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (b->peers[i].open) {
+            send_due_to(b, now, i);
+        }
+    }
+}
+
+void brk_peers_sub_changed(brk_t *b)
+{
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        b->peers[i].sub_due = b->peers[i].open && b->peers[i].zq;
+    }
+}
+
+/* ---- Up and down -------------------------------------------------------------------------- */
+
+void brk_peer_up(brk_t *b, uint64_t now, uint8_t slot)
+{
+    brk_peer_t *p = peer_at(b, slot);
+    memset(p, 0, offsetof(brk_peer_t, frame));
+    p->open = true;
+    p->wants_all = true; /* a ZeroQ peer wants everything; a hello says otherwise */
+    p->receiver = -1;
+    p->last_rx = now;
+    p->next_ping_at = now + b->cfg.ping_ms;
+    p->hello_due = true;
+    const dtls_fingerprint_t *fp = node_peer_fingerprint(b->node, slot);
+    if (fp != NULL) {
+        memcpy(p->fp, fp->bytes, sizeof p->fp);
+    }
+    brk_pub_peer_up(b, now, slot);
+}
+
+void brk_peer_down(brk_t *b, uint64_t now, uint8_t slot)
+{
+    brk_pub_peer_down(b, now, slot);
+    brk_jobs_peer_down(b, now, slot);
+    brk_consumer_peer_down(b, now, slot);
+    brk_rpc_peer_down(b, now, slot);
+    b->peers[slot].open = false;
+}
+
+/* ---- Frames from the peer ------------------------------------------------------------------ */
+
+/* A pattern too many, or an unusable one, makes the peer want everything: more traffic,
+ * never a loss (PROTOCOL.md §3). */
+static void store_topics(brk_peer_t *p, const brk_sub_t *s)
+{
+    p->n_topics = 0;
+    p->wants_all = s->too_many;
+    for (uint8_t i = 0; i < s->n_topics; i++) {
+        brk_name_t *n = &p->topics[p->n_topics];
+        if (p->n_topics == ZQ_BRK_PEER_SUBS || brk_name_from_json(n, s->topics[i]) != ZQ_OK ||
+            brk_pattern_check(n->text, n->len) != ZQ_OK) {
+            p->wants_all = true;
+            continue;
+        }
+        p->n_topics++;
+    }
+}
+
+static void store_services(brk_peer_t *p, const brk_sub_t *s)
+{
+    p->n_services = 0;
+    for (uint8_t i = 0; i < s->n_services && p->n_services < ZQ_BRK_MAX_SERVICES; i++) {
+        if (brk_name_from_json(&p->services[p->n_services], s->services[i]) == ZQ_OK) {
+            p->n_services++;
+        }
+    }
+}
+
+void brk_on_sub(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
+{
+    brk_sub_t s;
+    if (brk_sub_read(obj, &s) != ZQ_OK) {
+        b->stats.rx_malformed++;
+        return;
+    }
+    brk_peer_t *p = peer_at(b, slot);
+    store_topics(p, &s);
+    store_services(p, &s);
+    p->sub_received = true;
+    brk_pub_sub_changed(b, now, slot);
+}
+
+void brk_on_hello(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
+{
+    brk_hello_t h;
+    if (brk_hello_read(obj, &h) != ZQ_OK) {
+        b->stats.rx_malformed++;
+        return;
+    }
+    brk_peer_t *p = peer_at(b, slot);
+    p->zq = true;
+    p->wants_all = false; /* until its sub says what it wants */
+    p->features = h.features;
+    p->max_frame = h.max_frame;
+    p->epoch = h.epoch;
+    p->sub_due = true;
+    p->ready_due = UINT32_MAX; /* our credits, for every queue we consume */
+    for (uint8_t i = 0; i < h.n_resume; i++) {
+        if (memcmp(h.resume[i].fp, b->own_fp, sizeof b->own_fp) == 0 &&
+            h.resume[i].epoch == b->pub.epoch) {
+            brk_pub_resume(b, now, slot, h.resume[i].seq);
+        }
+    }
+}
+
+static bool name_matches_any(const brk_name_t *names, uint8_t n, const char *text, size_t len,
+                             bool patterns)
+{
+    for (uint8_t i = 0; i < n; i++) {
+        bool hit = patterns ? brk_pattern_match(names[i].text, names[i].len, text, len)
+                            : brk_name_equals(&names[i], text, len);
+        if (hit) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool brk_peer_wants(const brk_t *b, uint8_t slot, const char *topic, size_t len)
+{
+    const brk_peer_t *p = &b->peers[slot];
+    if (p->zq && !p->sub_received) {
+        return false; /* not yet: its cursor waits for its sub */
+    }
+    return p->wants_all || name_matches_any(p->topics, p->n_topics, topic, len, true);
+}
+
+bool brk_peer_serves(const brk_t *b, uint8_t slot, const char *service, size_t len)
+{
+    const brk_peer_t *p = &b->peers[slot];
+    return p->open && p->zq && name_matches_any(p->services, p->n_services, service, len, false);
+}
+
+bool brk_peer_has(const brk_t *b, uint8_t slot, uint32_t feature)
+{
+    const brk_peer_t *p = &b->peers[slot];
+    return p->open && p->zq && (p->features & feature) != 0;
+}
+
+/* ---- Reading whole frames ------------------------------------------------------------------ */
+
+/* Starts over: a chunk sequence broken by something else is dropped, counted. */
+static void drop_assembly(brk_t *b, brk_peer_t *p)
+{
+    if (p->chunking) {
+        b->stats.rx_malformed++;
+    }
+    p->chunking = false;
+    p->asm_len = 0;
+}
+
+/* A chunk (PROTOCOL.md §8) now at frame[asm_len..]; true when it completed the frame. */
+static bool take_chunk(brk_t *b, brk_peer_t *p)
+{
+    const uint8_t *m = (const uint8_t *)p->frame + p->asm_len;
+    uint32_t id = zq_load_be32(m + 2);
+    uint16_t index = zq_load_be16(m + 6);
+    uint16_t count = zq_load_be16(m + 8);
+    bool fits = p->frame_len >= BRK_CHUNK_HEADER && m[0] == 'Z' && m[1] == 'C' && count >= 2 &&
+                index < count;
+    bool in_turn = p->chunking ? id == p->chunk_id && index == p->chunk_next &&
+                                     count == p->chunk_count
+                               : index == 0;
+    if (!fits || !in_turn) {
+        b->stats.rx_malformed += !p->chunking; /* drop_assembly counts a broken sequence */
+        drop_assembly(b, p);
+        return false;
+    }
+    size_t n = p->frame_len - BRK_CHUNK_HEADER;
+    memmove(p->frame + p->asm_len, p->frame + p->asm_len + BRK_CHUNK_HEADER, n);
+    p->asm_len += (uint32_t)n;
+    p->chunking = index + 1u < count;
+    p->chunk_id = id;
+    p->chunk_next = (uint16_t)(index + 1u);
+    p->chunk_count = count;
+    if (p->chunking) {
+        return false;
+    }
+    p->frame_len = p->asm_len; /* the whole frame, at frame[0] */
+    p->asm_len = 0;
+    return true;
+}
+
+/* Appends a piece of a message at frame[asm_len + frame_len]; marks it too long if it does
+ * not fit (the rest is skipped and counted: never believed half). */
+static void append_piece(brk_peer_t *p, const dc_message_t *m)
+{
+    if (m->first) {
+        p->frame_len = 0;
+        p->frame_too_long = false;
+    }
+    if (p->frame_too_long || m->len > ZQ_BRK_FRAME_MAX - p->asm_len - p->frame_len) {
+        p->frame_too_long = true;
+        return;
+    }
+    memcpy(p->frame + p->asm_len + p->frame_len, m->data, m->len);
+    p->frame_len += (uint32_t)m->len;
+}
+
+/* A whole message was read: true if it is (or completed) a frame at frame[0..frame_len). */
+static bool whole_message(brk_t *b, brk_peer_t *p, const dc_message_t *m)
+{
+    b->stats.rx_frames++;
+    if (p->frame_too_long || m->aborted) {
+        b->stats.rx_too_long += p->frame_too_long;
+        drop_assembly(b, p);
+        return false;
+    }
+    if (m->binary) {
+        return take_chunk(b, p);
+    }
+    if (p->chunking) { /* a text frame inside a chunk sequence: the sequence is broken */
+        memmove(p->frame, p->frame + p->asm_len, p->frame_len);
+        drop_assembly(b, p);
+    }
+    return true;
+}
+
+bool brk_peer_read_frame(brk_t *b, uint64_t now, uint8_t slot)
+{
+    brk_peer_t *p = peer_at(b, slot);
+    node_message_t m;
+    bool got = node_read_peer(b->node, now, slot, &m);
+    brk_ensure_peer_up(b, now, slot); /* reading may have opened the channel */
+    for (; got && p->open; got = node_read_peer(b->node, now, slot, &m)) {
+        p->last_rx = now;
+        append_piece(p, &m.msg);
+        if (m.msg.last && whole_message(b, p, &m.msg)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- Heartbeat (ZeroQ: ping every 10 s, a peer silent for 30 s is gone) ------------------- */
+
+uint64_t brk_peers_next_timeout(const brk_t *b)
+{
+    uint64_t t = ZQ_TIME_NEVER;
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        const brk_peer_t *p = &b->peers[i];
+        if (p->open) {
+            t = zq_time_min(t, zq_time_min(p->next_ping_at, p->last_rx + b->cfg.silence_ms));
+            t = p->ack_due ? zq_time_min(t, p->ack_at) : t;
+        }
+    }
+    return t;
+}
+
+void brk_peers_timeout(brk_t *b, uint64_t now)
+{
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        brk_peer_t *p = &b->peers[i];
+        if (!p->open) {
+            continue;
+        }
+        if (now - p->last_rx >= b->cfg.silence_ms) {
+            b->stats.peers_timed_out++;
+            (void)node_close_channel(b->node, now, i); /* the node reports it gone */
+            continue;
+        }
+        if (now >= p->next_ping_at) {
+            p->ping_due = true;
+            p->next_ping_at = now + b->cfg.ping_ms;
+        }
+    }
+}
