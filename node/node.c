@@ -394,7 +394,10 @@ bool node_read_peer(node_t *n, uint64_t now, uint8_t peer, node_message_t *m)
     }
     node_peer_t *np = &n->peers[peer];
     while (np->used && peer_read(&np->peer, now, &m->msg)) {
-        if (m->msg.id == np->channel) {
+        /* Reading handled the DCEP messages before this one: a peer may send data right after
+         * its DATA_CHANNEL_OPEN (RFC 8832 §6), so the channel's open event comes first. */
+        pump_peer(n, (int)peer, now);
+        if (np->used && np->open && m->msg.id == np->channel) {
             m->peer = peer;
             return true;
         }
