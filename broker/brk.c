@@ -256,6 +256,7 @@ static bool read_peer(brk_t *b, uint64_t now, uint8_t slot, brk_event_t *ev)
         }
         memset(ev, 0, sizeof *ev);
         ev->peer = slot;
+        p->classified = true; /* a hello, or a ZeroQ peer's gossip: publishing may start */
         if (dispatch(b, now, slot, obj, ev)) {
             return true;
         }

@@ -20,6 +20,9 @@
 /** Frame text per chunk (PROTOCOL.md §8), after a 10-byte header. */
 #define BRK_CHUNK_PIECE 4096
 #define BRK_CHUNK_HEADER 10
+/** A peer that has sent nothing this long after its channel opened is taken for a ZeroQ
+ *  peer (zq peers send hello at once; ZeroQ ones gossip at once, but may not). */
+#define BRK_HELLO_WAIT_MS 1000
 
 typedef struct {
     char text[ZQ_BRK_NAME_MAX + 1];
@@ -30,6 +33,10 @@ typedef struct {
 
 typedef struct {
     bool open;               /* the node's channel to it is open */
+    uint64_t opened_at;
+    bool classified;         /* its first frame arrived: a hello (zq) or anything (ZeroQ,
+                                which gossips at once), or BRK_HELLO_WAIT_MS went by:
+                                publishing to it may start */
     bool zq;                 /* its hello arrived */
     bool wants_all;          /* ZeroQ peer, or its sub did not fit: every message */
     uint8_t fp[BRK_FP_HEX / 2]; /* identity: its certificate fingerprint's first 8 bytes */
@@ -52,7 +59,6 @@ typedef struct {
     uint32_t asm_len;        /* frame text assembled from chunks so far, at frame[0] */
     uint32_t frame_len;      /* the message being read, at frame[asm_len] */
     bool frame_too_long;     /* the rest of this message is skipped, and counted */
-    char frame[ZQ_BRK_FRAME_MAX];
     /* sending: frames due, regenerated when the channel has room */
     bool hello_due;
     bool sub_due;
@@ -75,6 +81,8 @@ typedef struct {
     bool resumed;            /* its hello resumed from us: replay, not last values */
     bool lvc_offered;        /* last values are offered once, at its first sub */
     int16_t lvc_next;        /* next last-value entry to offer it, or -1 */
+    /* Last: brk_peer_up() clears everything before it, not the buffer itself. */
+    char frame[ZQ_BRK_FRAME_MAX];
 } brk_peer_t;
 
 /* ---- Publisher (publish.c) --------------------------------------------------------------- */
@@ -85,6 +93,10 @@ typedef struct {
     int8_t peer;             /* node peer slot while connected, else -1 */
     uint64_t left_at;        /* when it disconnected (linger starts) */
     uint64_t acked;          /* highest seq it acknowledged */
+    /* What it wanted when it left: QoS 1 messages for it are kept while it lingers. */
+    brk_name_t topics[ZQ_BRK_PEER_SUBS];
+    uint8_t n_topics;
+    bool wants_all;
 } brk_receiver_t;
 
 /* A last value: the topic then the frame text, in a slot of lvc_buf of BRK_LVC_SLOT bytes. */

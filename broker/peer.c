@@ -219,6 +219,7 @@ void brk_peer_up(brk_t *b, uint64_t now, uint8_t slot)
     brk_peer_t *p = peer_at(b, slot);
     memset(p, 0, offsetof(brk_peer_t, frame));
     p->open = true;
+    p->opened_at = now;
     p->wants_all = true; /* a ZeroQ peer wants everything; a hello says otherwise */
     p->receiver = -1;
     p->last_rx = now;
@@ -445,6 +446,7 @@ uint64_t brk_peers_next_timeout(const brk_t *b)
         if (p->open) {
             t = zq_time_min(t, zq_time_min(p->next_ping_at, p->last_rx + b->cfg.silence_ms));
             t = p->ack_due ? zq_time_min(t, p->ack_at) : t;
+            t = p->classified ? t : zq_time_min(t, p->opened_at + BRK_HELLO_WAIT_MS);
         }
     }
     return t;
@@ -465,6 +467,9 @@ void brk_peers_timeout(brk_t *b, uint64_t now)
         if (now >= p->next_ping_at) {
             p->ping_due = true;
             p->next_ping_at = now + b->cfg.ping_ms;
+        }
+        if (!p->classified && now >= p->opened_at + BRK_HELLO_WAIT_MS) {
+            p->classified = true; /* silent so far: a ZeroQ peer, which wants everything */
         }
     }
 }

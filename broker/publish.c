@@ -58,7 +58,22 @@ static int8_t receiver_of(brk_t *b, uint8_t slot)
 
 /* ---- Publishing ---------------------------------------------------------------------------- */
 
-/* Receivers that must ack a QoS 1 message on @p topic: every QoS 1 peer that wants it now. */
+static bool lingerer_wants(const brk_receiver_t *rc, const char *topic, size_t len)
+{
+    if (rc->wants_all) {
+        return true;
+    }
+    for (uint8_t i = 0; i < rc->n_topics; i++) {
+        if (brk_pattern_match(rc->topics[i].text, rc->topics[i].len, topic, len)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Receivers that must ack a QoS 1 message on @p topic: every QoS 1 peer that wants it now, and
+ * every one away for less than linger_ms that wanted it when it left (OMQ::QoS: pending
+ * messages wait for the receiver's return, counted against the high-water mark). */
 static uint32_t pending_for(brk_t *b, const char *topic, size_t len)
 {
     uint32_t mask = 0;
@@ -66,6 +81,14 @@ static uint32_t pending_for(brk_t *b, const char *topic, size_t len)
         if (b->peers[i].open && b->peers[i].zq && brk_peer_wants(b, i, topic, len)) {
             int8_t r = receiver_of(b, i);
             mask |= r >= 0 ? 1u << r : 0u;
+        }
+    }
+    for (int r = 0; r < ZQ_BRK_MAX_RECEIVERS; r++) {
+        const brk_receiver_t *rc = &b->pub.receivers[r];
+        bool back_not_subscribed = rc->peer >= 0 && !b->peers[rc->peer].sub_received;
+        if (rc->used && (rc->peer < 0 || back_not_subscribed) &&
+            lingerer_wants(rc, topic, len)) {
+            mask |= 1u << r;
         }
     }
     return mask;
@@ -182,7 +205,8 @@ void brk_pub_pump(brk_t *b, uint64_t now)
         if (p->open && p->lvc_next >= 0) {
             send_last_values(b, now, i);
         }
-        if (p->open && (!p->zq || p->sub_received) && p->sent_seq + 1 < b->pub.next_seq) {
+        if (p->open && p->classified && (!p->zq || p->sub_received) &&
+            p->sent_seq + 1 < b->pub.next_seq) {
             pump_peer(b, now, i);
         }
     }
@@ -209,10 +233,13 @@ void brk_pub_peer_up(brk_t *b, uint64_t now, uint8_t slot)
 void brk_pub_peer_down(brk_t *b, uint64_t now, uint8_t slot)
 {
     brk_peer_t *p = &b->peers[slot];
-    if (p->receiver >= 0) {
-        brk_receiver_t *rc = &b->pub.receivers[p->receiver];
+    if (p->receiver >= 0 && b->pub.receivers[p->receiver].peer == (int8_t)slot) {
+        brk_receiver_t *rc = &b->pub.receivers[p->receiver]; /* (not back on another slot) */
         rc->peer = -1;
         rc->left_at = now; /* it has linger_ms to come back */
+        rc->wants_all = p->wants_all;
+        rc->n_topics = p->n_topics;
+        memcpy(rc->topics, p->topics, p->n_topics * sizeof p->topics[0]);
     }
     p->receiver = -1;
 }
@@ -221,8 +248,16 @@ void brk_pub_resume(brk_t *b, uint64_t now, uint8_t slot, uint64_t seq)
 {
     (void)now;
     brk_peer_t *p = &b->peers[slot];
-    p->sent_seq = seq < p->sent_seq ? seq : p->sent_seq;
+    /* The subscriber's word is the truth: it delivered everything up to seq (it drops what is
+     * not above it), so replay starts there, and QoS 1 messages up to it count as acked. */
+    p->sent_seq = seq < b->pub.next_seq ? seq : b->pub.next_seq - 1;
     p->resumed = true;
+    int8_t r = p->receiver;
+    if (r >= 0) {
+        brk_receiver_t *rc = &b->pub.receivers[r];
+        rc->acked = seq > rc->acked ? seq : rc->acked;
+        brk_ring_ack(&b->pub.ring, 1u << r, seq);
+    }
 }
 
 /* ---- Acks ---------------------------------------------------------------------------------- */

@@ -21,7 +21,8 @@ static bool all_connected(void)
     return mesh_all_connected(want_members);
 }
 
-static void dump(void)
+/* Printed when a room does not come up: which peers, in what state. */
+static void print_room_state(void)
 {
     for (unsigned i = 0; i < mesh.n; i++) {
         node_t *n = &mesh.members[i].node;
@@ -47,7 +48,7 @@ static void room_of(unsigned n, uint64_t seed, simnet_impairment_t impair)
     }
     want_members = n;
     if (!mesh_run(mesh.now + 60000, all_connected)) {
-        dump();
+        print_room_state();
     }
     assert_true(all_connected());
 }
@@ -310,6 +311,366 @@ static void a_full_job_store_says_would_block_and_then_writable(void **state)
     assert_int_equal(brk_stats(broker(0))->jobs_done, ZQ_BRK_MAX_JOBS);
 }
 
+/* ---- Replay, resume, QoS 1 ----------------------------------------------------------------- */
+
+/* Member @p i leaves the room (its connections close) and comes back as itself. */
+static void away(unsigned i)
+{
+    mesh_close_peers(i);
+    mesh_offline(i);
+    mesh_run_for(500);
+}
+
+static void back(unsigned i, unsigned members)
+{
+    mesh_online(i);
+    want_members = members;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+}
+
+/* The seqs member @p i delivered on @p topic, checked increasing (no duplicate, in order). */
+static size_t delivered_in_order(unsigned i, const char *topic)
+{
+    uint64_t last = 0;
+    size_t n = 0;
+    const mesh_member_t *m = &mesh.members[i];
+    for (size_t k = 0; k < m->n_log; k++) {
+        const mesh_event_t *e = &m->log[k];
+        if (e->type == BRK_EVENT_MESSAGE && strcmp(e->topic, topic) == 0 && !e->last_value) {
+            assert_true(e->seq > last);
+            last = e->seq;
+            n++;
+        }
+    }
+    return n;
+}
+
+static size_t want_delivered;
+
+static bool subscriber_has_all(void)
+{
+    return mesh_count(1, BRK_EVENT_MESSAGE, "feed") >= want_delivered;
+}
+
+static void a_returning_subscriber_is_replayed_what_it_missed(void **state)
+{
+    (void)state;
+    room_of(2, 20, clean);
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "feed"), ZQ_OK);
+    mesh_run_for(200);
+    for (int n = 0; n < 10; n++) {
+        publish(0, "feed", "1", BRK_QOS_0);
+    }
+    want_delivered = 10;
+    assert_true(mesh_run(mesh.now + 5000, subscriber_has_all));
+    away(1);
+    for (int n = 0; n < 20; n++) {
+        publish(0, "feed", "2", BRK_QOS_0); /* nobody connected: kept in the replay ring */
+    }
+    back(1, 2);
+    want_delivered = 30;
+    assert_true(mesh_run(mesh.now + 5000, subscriber_has_all));
+    mesh_run_for(500);
+    assert_int_equal(delivered_in_order(1, "feed"), 30);
+    assert_int_equal(mesh_count(1, BRK_EVENT_LOST, NULL), 0);
+}
+
+static void messages_gone_from_the_ring_are_announced_as_lost(void **state)
+{
+    (void)state;
+    room_of(2, 21, clean);
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "feed"), ZQ_OK);
+    mesh_run_for(200);
+    publish(0, "feed", "0", BRK_QOS_0);
+    want_delivered = 1;
+    assert_true(mesh_run(mesh.now + 5000, subscriber_has_all));
+    away(1);
+    static char payload[512];
+    memset(payload, 'x', sizeof payload);
+    payload[0] = '"';
+    payload[sizeof payload - 1] = '"';
+    for (int n = 0; n < 100; n++) { /* 100 x ~750 bytes: far more than the ring holds */
+        assert_int_equal(brk_publish(broker(0), mesh.now, "feed", payload, sizeof payload,
+                                     BRK_QOS_0),
+                         ZQ_OK);
+    }
+    back(1, 2);
+    mesh_run_for(2000);
+    assert_int_equal(mesh_count(1, BRK_EVENT_LOST, NULL), 1);
+    const mesh_event_t *lost = NULL;
+    for (size_t k = 0; k < mesh.members[1].n_log; k++) {
+        lost = mesh.members[1].log[k].type == BRK_EVENT_LOST ? &mesh.members[1].log[k] : lost;
+    }
+    size_t replayed = delivered_in_order(1, "feed") - 1;
+    /* Nothing is missing without a word: announced lost + replayed = everything published. */
+    assert_int_equal(lost->lost_from, 2);
+    assert_int_equal((lost->lost_to - lost->lost_from + 1) + replayed, 100);
+    printf("    %zu replayed, seq %llu..%llu announced lost\n", replayed,
+           (unsigned long long)lost->lost_from, (unsigned long long)lost->lost_to);
+}
+
+static void qos1_through_20pct_loss_and_a_reconnect_loses_and_duplicates_nothing(void **state)
+{
+    (void)state;
+    room_of(2, 22, (simnet_impairment_t){20, 2, 10, 5});
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "feed"), ZQ_OK);
+    mesh_run_for(500);
+    int sent = 0;
+    unsigned blocked = 0;
+    while (sent < 300) {
+        if (sent == 150 && mesh.members[1].online) {
+            away(1); /* mid-stream: what it has not acked waits for it */
+        }
+        char payload[16];
+        int len = snprintf(payload, sizeof payload, "%d", sent);
+        zq_err_t err = brk_publish(broker(0), mesh.now, "feed", payload, (size_t)len, BRK_QOS_1);
+        if (err == ZQ_ERR_WOULD_BLOCK) { /* the ring is full of unacked messages: wait */
+            blocked++;
+            if (!mesh.members[1].online) {
+                back(1, 2);
+            }
+            mesh_run_for(50);
+            continue;
+        }
+        assert_int_equal(err, ZQ_OK);
+        sent++;
+    }
+    if (!mesh.members[1].online) {
+        back(1, 2);
+    }
+    want_delivered = 300;
+    assert_true(mesh_run(mesh.now + 120000, subscriber_has_all));
+    mesh_run_for(2000);
+    assert_int_equal(delivered_in_order(1, "feed"), 300);
+    /* Each payload once: 0..299. */
+    static bool seen[300];
+    memset(seen, 0, sizeof seen);
+    for (size_t k = 0; k < mesh.members[1].n_log; k++) {
+        const mesh_event_t *e = &mesh.members[1].log[k];
+        int n = -1;
+        if (e->type == BRK_EVENT_MESSAGE && sscanf(e->payload, "%d", &n) == 1) {
+            assert_false(seen[n]);
+            seen[n] = true;
+        }
+    }
+    assert_int_equal(mesh_count(1, BRK_EVENT_LOST, NULL), 0);
+    printf("    300 QoS 1 messages through %lu lost datagrams; publisher blocked %u times; "
+           "%u duplicates dropped by the subscriber\n",
+           mesh.net.lost, blocked, brk_stats(broker(1))->rx_duplicates);
+}
+
+/* ---- Services ---------------------------------------------------------------------------------- */
+
+static void answer_requests(unsigned member, const brk_event_t *ev)
+{
+    if (ev->type == BRK_EVENT_REQUEST) {
+        assert_int_equal(brk_reply(broker(member), mesh.now, ev->handle, true,
+                                   "{\"user\":\"ada\"}", 14),
+                         ZQ_OK);
+    }
+}
+
+static bool replied(void)
+{
+    return mesh_count(0, BRK_EVENT_REPLY, NULL) + mesh_count(0, BRK_EVENT_REQUEST_FAILED, NULL) > 0;
+}
+
+static void a_request_answered_by_a_responder(void **state)
+{
+    (void)state;
+    room_of(2, 30, clean);
+    mesh.members[1].on_event = answer_requests;
+    assert_int_equal(brk_serve(broker(1), mesh.now, "users.get"), ZQ_OK);
+    mesh_run_for(200);
+    uint32_t h = 0;
+    assert_int_equal(brk_request(broker(0), mesh.now, "users.get", "{\"id\":1}", 8, 1000, 0, &h),
+                     ZQ_OK);
+    assert_true(mesh_run(mesh.now + 5000, replied));
+    const mesh_event_t *e = &mesh.members[0].log[mesh.members[0].n_log - 1];
+    assert_int_equal(e->type, BRK_EVENT_REPLY);
+    assert_int_equal(e->handle, h);
+    assert_true(e->ok);
+    assert_string_equal(e->payload, "{\"user\":\"ada\"}");
+    assert_string_equal(mesh.members[1].log[mesh.members[1].n_log - 1].payload, "{\"id\":1}");
+}
+
+static void a_request_to_a_silent_responder_is_retried_with_another(void **state)
+{
+    (void)state;
+    room_of(3, 31, clean);
+    assert_int_equal(brk_serve(broker(1), mesh.now, "users.get"), ZQ_OK); /* never answers */
+    mesh_run_for(200);
+    uint32_t h = 0;
+    assert_int_equal(brk_request(broker(0), mesh.now, "users.get", "{}", 2, 1000, 2, &h), ZQ_OK);
+    mesh_run_for(100); /* it went to the only responder there was */
+    assert_int_equal(mesh_count(1, BRK_EVENT_REQUEST, NULL), 1);
+    mesh.members[2].on_event = answer_requests;
+    assert_int_equal(brk_serve(broker(2), mesh.now, "users.get"), ZQ_OK);
+    uint64_t asked = mesh.now;
+    assert_true(mesh_run(mesh.now + 10000, replied));
+    assert_int_equal(mesh.members[0].log[mesh.members[0].n_log - 1].type, BRK_EVENT_REPLY);
+    assert_true(mesh.now - asked >= 900); /* after the first one's timeout */
+    assert_int_equal(brk_stats(broker(0))->requests_retried, 1);
+}
+
+static void a_request_to_a_crashed_responder_goes_to_the_next_at_once(void **state)
+{
+    (void)state;
+    room_of(3, 32, clean);
+    assert_int_equal(brk_serve(broker(1), mesh.now, "svc"), ZQ_OK);
+    mesh_run_for(200);
+    uint32_t h = 0;
+    assert_int_equal(brk_request(broker(0), mesh.now, "svc", "0", 1, 30000, 1, &h), ZQ_OK);
+    mesh_run_for(100);
+    mesh.members[2].on_event = answer_requests;
+    assert_int_equal(brk_serve(broker(2), mesh.now, "svc"), ZQ_OK);
+    mesh_crash(1);
+    uint64_t crashed_at = mesh.now;
+    assert_true(mesh_run(mesh.now + 20000, replied));
+    assert_int_equal(mesh.members[0].log[mesh.members[0].n_log - 1].type, BRK_EVENT_REPLY);
+    assert_true(mesh.now - crashed_at < 30000); /* not the request's own timeout */
+}
+
+static void a_request_nobody_answers_fails_after_its_retries(void **state)
+{
+    (void)state;
+    room_of(2, 33, clean);
+    uint32_t h = 0;
+    assert_int_equal(brk_request(broker(0), mesh.now, "nobody", "0", 1, 500, 2, &h), ZQ_OK);
+    assert_true(mesh_run(mesh.now + 10000, replied));
+    assert_int_equal(mesh_count(0, BRK_EVENT_REQUEST_FAILED, NULL), 1);
+    assert_int_equal(brk_stats(broker(0))->requests_failed, 1);
+}
+
+/* ---- A plain ZeroQ peer (frames of zeroq-wire.md, sent and read as text) ----------------------- */
+
+static bool raw_saw(unsigned i, const char *needle)
+{
+    const mesh_member_t *m = &mesh.members[i];
+    for (size_t k = 0; k < m->n_raw; k++) {
+        if (strstr(m->raw[k].text, needle) != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void zeroq_room(uint64_t seed)
+{
+    mesh_reset(seed, clean);
+    mesh_add("room", true, NULL, -1);
+    mesh_add("room", false, NULL, -1); /* ZeroQ: no broker, raw frames */
+    want_members = 2;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    mesh_send_raw(1, 0, "{\"type\":\"__gossip__\",\"peers\":[]}"); /* ZeroQ's dc.onopen */
+    mesh_run_for(100);
+}
+
+static void a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second(void **state)
+{
+    (void)state;
+    mesh_reset(45, clean);
+    mesh_add("room", true, NULL, -1);
+    mesh_add("room", false, NULL, -1);
+    want_members = 2;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    publish(0, "early", "1", BRK_QOS_0);
+    mesh_run_for(500);
+    assert_false(raw_saw(1, "\"topic\":\"early\"")); /* it might still say hello */
+    mesh_run_for(1000);
+    assert_true(raw_saw(1, "\"topic\":\"early\"")); /* then it gets what it missed */
+}
+
+static void zeroq_ping_is_answered_with_pong_and_zq_pings_every_ten_seconds(void **state)
+{
+    (void)state;
+    zeroq_room(40);
+    mesh_send_raw(1, 0, "{\"type\":\"__ping__\"}");
+    mesh_run_for(100);
+    assert_true(raw_saw(1, "{\"type\":\"__pong__\"}"));
+    assert_true(raw_saw(1, "\"type\":\"__zq_hello__\"")); /* ZeroQ drops it as invalid */
+    assert_false(raw_saw(1, "{\"type\":\"__ping__\"}"));
+    mesh_run_for(10500);
+    assert_true(raw_saw(1, "{\"type\":\"__ping__\"}"));
+}
+
+static void zeroq_messages_are_delivered_once_per_id_and_retry_count(void **state)
+{
+    (void)state;
+    zeroq_room(41);
+    assert_int_equal(brk_subscribe(broker(0), mesh.now, "news"), ZQ_OK);
+    static const char publish_frame[] =
+        "{\"id\":\"3b241101-e2bb-4255-8caf-4136c566a962\",\"topic\":\"news\",\"payload\":"
+        "{\"headline\":\"hi\"},\"timestamp\":1754040000000,\"seq\":0,\"retryCount\":0}";
+    static const char resend_frame[] =
+        "{\"id\":\"3b241101-e2bb-4255-8caf-4136c566a962\",\"topic\":\"news\",\"payload\":"
+        "{\"headline\":\"hi\"},\"timestamp\":1754040000000,\"seq\":0,\"retryCount\":1}";
+    mesh_send_raw(1, 0, publish_frame);
+    mesh_send_raw(1, 0, publish_frame); /* the same again: a duplicate */
+    mesh_send_raw(1, 0, resend_frame);  /* a nack's resend counts as new, as in ZeroQ */
+    mesh_send_raw(1, 0, "{\"type\":\"__gossip__\",\"peers\":[\"a\",\"b\"]}");
+    mesh_send_raw(1, 0, "{\"id\":\"\",\"topic\":\"news\"}"); /* invalid: dropped, counted */
+    mesh_run_for(200);
+    assert_int_equal(mesh_count(0, BRK_EVENT_MESSAGE, "news"), 2);
+    assert_string_equal(mesh.members[0].log[mesh.members[0].n_log - 1].payload,
+                        "{\"headline\":\"hi\"}");
+    assert_int_equal(brk_stats(broker(0))->rx_duplicates, 1);
+    assert_int_equal(brk_stats(broker(0))->rx_malformed, 1);
+}
+
+static void zeroq_peers_get_every_message_as_a_plain_envelope(void **state)
+{
+    (void)state;
+    zeroq_room(42);
+    publish(0, "anything", "{\"a\":1}", BRK_QOS_0);
+    mesh_run_for(200);
+    assert_true(raw_saw(1, "\"topic\":\"anything\",\"payload\":{\"a\":1}"));
+    assert_true(raw_saw(1, "\"retryCount\":0"));
+}
+
+static void zeroq_rpc_request_is_answered_on_its_reply_topic(void **state)
+{
+    (void)state;
+    zeroq_room(43);
+    mesh.members[0].on_event = answer_requests;
+    assert_int_equal(brk_serve(broker(0), mesh.now, "rpc.getUser"), ZQ_OK);
+    mesh_send_raw(1, 0,
+                  "{\"id\":\"r1\",\"topic\":\"rpc.getUser\",\"payload\":{\"id\":123,\"replyTo\":"
+                  "\"9f0c\"},\"timestamp\":1,\"seq\":0,\"retryCount\":0}");
+    mesh_run_for(200);
+    assert_true(raw_saw(1, "\"topic\":\"9f0c\",\"payload\":{\"user\":\"ada\"}"));
+}
+
+static void a_request_with_no_zq_responder_goes_to_zeroq_peers_their_way(void **state)
+{
+    (void)state;
+    zeroq_room(44);
+    uint32_t h = 0;
+    assert_int_equal(brk_request(broker(0), mesh.now, "rpc.getUser", "{\"id\":123}", 10, 2000, 0,
+                                 &h),
+                     ZQ_OK);
+    mesh_run_for(100);
+    const mesh_member_t *z = &mesh.members[1];
+    const char *req = NULL;
+    for (size_t k = 0; k < z->n_raw; k++) {
+        req = strstr(z->raw[k].text, "\"replyTo\":\"") != NULL ? z->raw[k].text : req;
+    }
+    assert_non_null(req);
+    assert_non_null(strstr(req, "\"topic\":\"rpc.getUser\",\"payload\":{\"id\":123,\"replyTo\":"));
+    char reply_to[64];
+    assert_int_equal(sscanf(strstr(req, "\"replyTo\":\"") + 11, "%63[^\"]", reply_to), 1);
+    char answer[256];
+    snprintf(answer, sizeof answer,
+             "{\"id\":\"x\",\"topic\":\"%s\",\"payload\":{\"user\":1},\"timestamp\":2,\"seq\":0,"
+             "\"retryCount\":0}",
+             reply_to);
+    mesh_send_raw(1, 0, answer);
+    assert_true(mesh_run(mesh.now + 2000, replied));
+    const mesh_event_t *e = &mesh.members[0].log[mesh.members[0].n_log - 1];
+    assert_int_equal(e->type, BRK_EVENT_REPLY);
+    assert_string_equal(e->payload, "{\"user\":1}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +683,19 @@ int main(void)
         cmocka_unit_test(a_job_not_finished_within_its_lease_goes_to_another),
         cmocka_unit_test(a_job_nacked_max_attempts_times_is_dead_lettered_and_can_be_requeued),
         cmocka_unit_test(a_full_job_store_says_would_block_and_then_writable),
+        cmocka_unit_test(a_returning_subscriber_is_replayed_what_it_missed),
+        cmocka_unit_test(messages_gone_from_the_ring_are_announced_as_lost),
+        cmocka_unit_test(qos1_through_20pct_loss_and_a_reconnect_loses_and_duplicates_nothing),
+        cmocka_unit_test(a_request_answered_by_a_responder),
+        cmocka_unit_test(a_request_to_a_silent_responder_is_retried_with_another),
+        cmocka_unit_test(a_request_to_a_crashed_responder_goes_to_the_next_at_once),
+        cmocka_unit_test(a_request_nobody_answers_fails_after_its_retries),
+        cmocka_unit_test(zeroq_ping_is_answered_with_pong_and_zq_pings_every_ten_seconds),
+        cmocka_unit_test(a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second),
+        cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
+        cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),
+        cmocka_unit_test(zeroq_rpc_request_is_answered_on_its_reply_topic),
+        cmocka_unit_test(a_request_with_no_zq_responder_goes_to_zeroq_peers_their_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
