@@ -244,20 +244,26 @@ static bool dispatch(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, brk
     }
 }
 
+bool brk_handle_frame(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len,
+                      brk_event_t *ev)
+{
+    json_value_t obj;
+    if (json_parse(text, len, &obj) != ZQ_OK || json_type(obj) != JSON_OBJECT) {
+        b->stats.rx_malformed++;
+        return false;
+    }
+    memset(ev, 0, sizeof *ev);
+    ev->peer = slot;
+    b->peers[slot].classified = true; /* a hello, or a ZeroQ peer's gossip: publishing starts */
+    return dispatch(b, now, slot, obj, ev);
+}
+
 /* Reads frames of one peer until one makes an application event. */
 static bool read_peer(brk_t *b, uint64_t now, uint8_t slot, brk_event_t *ev)
 {
     brk_peer_t *p = &b->peers[slot];
     while (brk_peer_read_frame(b, now, slot)) {
-        json_value_t obj;
-        if (json_parse(p->frame, p->frame_len, &obj) != ZQ_OK || json_type(obj) != JSON_OBJECT) {
-            b->stats.rx_malformed++;
-            continue;
-        }
-        memset(ev, 0, sizeof *ev);
-        ev->peer = slot;
-        p->classified = true; /* a hello, or a ZeroQ peer's gossip: publishing may start */
-        if (dispatch(b, now, slot, obj, ev)) {
+        if (brk_handle_frame(b, now, slot, p->frame, p->frame_len, ev)) {
             return true;
         }
     }

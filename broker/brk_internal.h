@@ -19,6 +19,11 @@
 
 /* ---- brk.c ------------------------------------------------------------------------------- */
 
+/** One whole frame from peer @p slot (an open one): parsed and handed to its module. The
+ *  event's strings point into @p text. What read_peer does per frame; the fuzzer calls it. */
+bool brk_handle_frame(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len,
+                      brk_event_t *ev);
+
 /** Queues an event that is not tied to a frame (peer up/down, dead letter, failure...). */
 void brk_push_event(brk_t *b, const brk_event_t *ev);
 /** Remembers that a call returned ZQ_ERR_WOULD_BLOCK: BRK_EVENT_WRITABLE once room returns. */
