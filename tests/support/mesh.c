@@ -175,7 +175,9 @@ void mesh_crash(unsigned i)
 static void copy_str(char *out, size_t cap, brk_str_t s)
 {
     size_t n = s.len < cap - 1 ? s.len : cap - 1;
-    memcpy(out, s.p, n);
+    if (n > 0) { /* an empty string may have no pointer at all */
+        memcpy(out, s.p, n);
+    }
     out[n] = '\0';
 }
 
