@@ -221,8 +221,10 @@ zq_err_t brk_enqueue(brk_t *b, uint64_t now, const char *queue, const char *payl
                      char *id);
 /** Consumes @p queue: up to @p credit jobs at once (0 stops consuming). */
 zq_err_t brk_consume(brk_t *b, uint64_t now, const char *queue, uint32_t credit);
-/** Finishes job @p handle (from BRK_EVENT_JOB): @p ok acks it, else nacks it.
- *  @return ZQ_OK, ZQ_ERR_NOT_FOUND (unknown or expired handle), ZQ_ERR_WOULD_BLOCK. */
+/** Finishes job @p handle (from BRK_EVENT_JOB): @p ok acks it, else nacks it. Jobs from a
+ *  plain ZeroQ peer (broadcast, without credit or acks) come with handle 0: finishing them
+ *  tells nobody. @return ZQ_OK, ZQ_ERR_NOT_FOUND (unknown or expired handle),
+ *  ZQ_ERR_WOULD_BLOCK. */
 zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok);
 
 /** Dead letters of @p queue held by this node: calls @p fn for each (id, payload, attempts);

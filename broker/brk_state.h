@@ -174,7 +174,7 @@ typedef struct {
     bool used;
     uint8_t queue;           /* index in brk_consumer_t.queues */
     int8_t peer;             /* the producer's node peer slot */
-    bool zeroq;              /* from a ZeroQ peer: no done frame; nack resends as ZeroQ */
+    bool zeroq;              /* its producer is gone: done tells nobody */
     uint32_t handle;
     char id[BRK_ID_MAX];
 } brk_held_t;

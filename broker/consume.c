@@ -113,6 +113,38 @@ static void refuse(brk_t *b, uint64_t now, uint8_t slot, json_value_t id)
     (void)brk_send_frame(b, now, slot, &w);
 }
 
+static void job_event(brk_t *b, const brk_envelope_t *e, int queue, const char *id,
+                      uint32_t handle, brk_event_t *ev)
+{
+    ev->type = BRK_EVENT_JOB;
+    ev->topic = (brk_str_t){b->consumer.queues[queue].text, b->consumer.queues[queue].len};
+    ev->payload = e->has_payload ? (brk_str_t){e->payload.p, e->payload.len}
+                                 : (brk_str_t){"null", 4};
+    ev->id = (brk_str_t){id, strlen(id)};
+    ev->attempt = e->retry_count;
+    ev->handle = handle;
+}
+
+/* A ZeroQ producer broadcasts its jobs and knows nothing of credit or acks: each one (once,
+ * whatever edge it came by) goes to the application at once, with handle 0 (nothing to tell
+ * anyone when it is done). Refusing it would lose it: ZeroQ never sends it again. */
+static bool zeroq_job(brk_t *b, uint8_t slot, const brk_envelope_t *e, int queue,
+                      brk_event_t *ev)
+{
+    if (queue < 0) {
+        return false;
+    }
+    uint64_t key = brk_dedup_key(b->peers[slot].fp, BRK_FP_HEX / 2, e->id.p + 1, e->id.len - 2,
+                                 e->retry_count);
+    if (brk_dedup_seen(&b->subs.dedup, key)) {
+        b->stats.rx_duplicates++; /* ZeroQ broadcasts the same job along every edge */
+        return false;
+    }
+    job_event(b, e, queue, "", 0, ev);
+    ev->id = (brk_str_t){e->id.p + 1, e->id.len - 2};
+    return true;
+}
+
 bool brk_on_job(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e, brk_event_t *ev)
 {
     brk_name_t queue;
@@ -122,38 +154,29 @@ bool brk_on_job(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e, b
         return false;
     }
     int qi = consumed_index(b, queue.text, queue.len);
+    if (zeroq) {
+        return zeroq_job(b, slot, e, qi, ev);
+    }
     brk_held_t *h = qi >= 0 && credit_now(b, qi) > 0 ? free_held(b) : NULL;
     if (h == NULL) {
-        if (!zeroq) {
-            refuse(b, now, slot, e->id);
-        }
-        return false;
-    }
-    if (zeroq && brk_dedup_seen(&b->subs.dedup, brk_dedup_key(b->peers[slot].fp,
-                                                               BRK_FP_HEX / 2, e->id.p + 1,
-                                                               e->id.len - 2, e->retry_count))) {
-        b->stats.rx_duplicates++; /* ZeroQ broadcasts the same job along every edge */
+        refuse(b, now, slot, e->id);
         return false;
     }
     memset(h, 0, sizeof *h);
     h->used = true;
     h->queue = (uint8_t)qi;
     h->peer = (int8_t)slot;
-    h->zeroq = zeroq;
     h->handle = b->consumer.next_handle++;
     memcpy(h->id, e->id.p + 1, e->id.len - 2);
-    ev->type = BRK_EVENT_JOB;
-    ev->topic = (brk_str_t){b->consumer.queues[qi].text, b->consumer.queues[qi].len};
-    ev->payload = e->has_payload ? (brk_str_t){e->payload.p, e->payload.len}
-                                 : (brk_str_t){"null", 4};
-    ev->id = (brk_str_t){h->id, strlen(h->id)};
-    ev->attempt = e->retry_count;
-    ev->handle = h->handle;
+    job_event(b, e, qi, h->id, h->handle, ev);
     return true;
 }
 
 zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok)
 {
+    if (handle == 0) {
+        return ZQ_OK; /* a ZeroQ peer's job: ZeroQ has no ack to send */
+    }
     brk_held_t *h = NULL;
     for (int i = 0; i < ZQ_BRK_MAX_HELD && h == NULL; i++) {
         brk_held_t *c = &b->consumer.held[i];

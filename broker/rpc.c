@@ -295,8 +295,8 @@ static bool send_zeroq_request(brk_t *b, uint64_t now, brk_request_t *r)
     bool sent = false;
     for (uint8_t slot = 0; slot < ZQ_NODE_MAX_PEERS; slot++) {
         const brk_peer_t *p = &b->peers[slot];
-        if (!p->open || p->zq || tried(r, slot)) {
-            continue;
+        if (!p->open || !p->classified || p->zq || tried(r, slot)) {
+            continue; /* (an unclassified peer may yet say hello: then it is zq's form) */
         }
         char id[BRK_ID_MAX];
         char qid[BRK_ID_MAX + 2];

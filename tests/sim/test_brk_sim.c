@@ -671,6 +671,32 @@ static void a_request_with_no_zq_responder_goes_to_zeroq_peers_their_way(void **
     assert_string_equal(e->payload, "{\"user\":1}");
 }
 
+static void zeroq_jobs_are_all_delivered_once_whatever_the_credit(void **state)
+{
+    (void)state;
+    zeroq_room(46);
+    assert_int_equal(brk_consume(broker(0), mesh.now, "jobs", 1), ZQ_OK);
+    static const char *jobs[] = {
+        "{\"id\":\"j1\",\"topic\":\"jobs\",\"payload\":1,\"timestamp\":1,\"seq\":0,\"retryCount\":0}",
+        "{\"id\":\"j2\",\"topic\":\"jobs\",\"payload\":2,\"timestamp\":1,\"seq\":0,\"retryCount\":0}",
+        "{\"id\":\"j3\",\"topic\":\"jobs\",\"payload\":3,\"timestamp\":1,\"seq\":0,\"retryCount\":0}",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        mesh_send_raw(1, 0, jobs[i]);
+    }
+    mesh_send_raw(1, 0, jobs[0]); /* ZeroQ broadcasts along every edge: the same job again */
+    mesh_run_for(200);
+    /* Credit 1 is about zq producers; a ZeroQ producer would never send a refused job again. */
+    assert_int_equal(mesh_count(0, BRK_EVENT_JOB, "jobs"), 3);
+    for (size_t k = 0; k < mesh.members[0].n_log; k++) {
+        const mesh_event_t *e = &mesh.members[0].log[k];
+        if (e->type == BRK_EVENT_JOB) {
+            assert_int_equal(e->handle, 0);
+            assert_int_equal(brk_job_done(broker(0), mesh.now, e->handle, true), ZQ_OK);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -695,6 +721,7 @@ int main(void)
         cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),
         cmocka_unit_test(zeroq_rpc_request_is_answered_on_its_reply_topic),
+        cmocka_unit_test(zeroq_jobs_are_all_delivered_once_whatever_the_credit),
         cmocka_unit_test(a_request_with_no_zq_responder_goes_to_zeroq_peers_their_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
