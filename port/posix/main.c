@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "port/posix/cli.h"
+#include "port/posix/cmd_broker.h"
 #include "port/posix/cmd_echo.h"
 #include "port/posix/cmd_signal.h"
 #include "port/posix/cmd_stun.h"
@@ -26,6 +27,17 @@ static const command_t commands[] = {
      zq_cmd_signal, zq_cmd_signal_help},
     {"echo", "join a signalling room and echo every data channel message back to its sender",
      zq_cmd_echo, zq_cmd_echo_help},
+    {"pub", "publish a message on a topic to the room's subscribers", zq_cmd_pub,
+     zq_cmd_pub_help},
+    {"sub", "print the messages of the topics a pattern matches", zq_cmd_sub, zq_cmd_sub_help},
+    {"put", "enqueue a job and wait until a consumer has done it", zq_cmd_put, zq_cmd_put_help},
+    {"work", "consume a queue's jobs: print them, or run a command per job", zq_cmd_work,
+     zq_cmd_work_help},
+    {"req", "send a request to a service and print its reply", zq_cmd_req, zq_cmd_req_help},
+    {"rep", "serve a service: run a command per request, reply with its output", zq_cmd_rep,
+     zq_cmd_rep_help},
+    {"dlq", "list, requeue or purge the room's dead-lettered jobs of a queue", zq_cmd_dlq,
+     zq_cmd_dlq_help},
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };

@@ -1,0 +1,67 @@
+// Headless Chromium for zq's browser tests, launched as run.mjs launches it: Debian's chromium
+// through playwright-core, host candidates as plain addresses (no mDNS), loopback allowed.
+// zeroq_cli.mjs imports it; run.mjs still carries its own copy of these lines (this file was
+// added beside it, not cut out of it).
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.ZQ_CHROMIUM || '/usr/bin/chromium';
+
+// playwright-core 1.61.1's own --disable-features list (lib/server/chromium/chromiumSwitches.js;
+// package.json pins the version, so update this with it). Chromium honours only the last
+// --disable-features, and ours comes after Playwright's: so it repeats the list and adds
+// WebRtcHideLocalIpsWithMdns, without which host candidates are mDNS names.
+export const PLAYWRIGHT_DISABLED = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'BoundaryEventDispatchTracksNodeRemoval',
+  'DestroyProfileOnBrowserClose', 'DialMediaRouteProvider', 'GlobalMediaControls',
+  'HttpsUpgrades', 'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning',
+  'Translate', 'AutoDeElevate', 'RenderDocument', 'OptimizationHints', 'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+// ZQ_BROWSER_CHROMIUM_LOG=1 adds Chromium's own WebRTC log in logDir.
+export function chromiumArgs(logDir) {
+  const args = [
+    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--no-proxy-server', '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
+    `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
+  ];
+  if (process.env.ZQ_BROWSER_CHROMIUM_LOG) {
+    args.push('--enable-logging', `--log-file=${join(logDir, 'chromium.log')}`, '--v=0',
+              '--vmodule=*/webrtc/*=2,*/p2p/*=2,*/sctp/*=2,*/dcsctp/*=2,*peer_connection*=2');
+  }
+  return args;
+}
+
+export function launchChromium(profileDir, logDir) {
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM, headless: true, args: chromiumArgs(logDir),
+  });
+}
+
+// What Chromium was started with (chrome://version; CDP's getBrowserCommandLine wants
+// --enable-automation, which a persistent context lacks). The last --disable-features must be
+// ours and keep everything Playwright's disabled: a playwright-core upgrade that changes its
+// list shows up here, not as a mysteriously different browser. Throws what is wrong.
+export async function flagsInForce(context) {
+  const page = await context.newPage();
+  await page.goto('chrome://version');
+  const argv = (await page.locator('#command_line').innerText()).split(/\s+/);
+  await page.close();
+  const lists = argv.filter((a) => a.startsWith('--disable-features='))
+    .map((a) => a.slice('--disable-features='.length).split(','));
+  if (lists.length === 0) throw new Error('no --disable-features at all');
+  const last = lists[lists.length - 1];
+  const lost = lists.flat().filter((f) => !last.includes(f));
+  if (lost.length > 0) {
+    throw new Error(`Playwright disables ${lost.join(', ')} too: add to PLAYWRIGHT_DISABLED`);
+  }
+  if (!last.includes('WebRtcHideLocalIpsWithMdns')) {
+    throw new Error('WebRtcHideLocalIpsWithMdns is not disabled');
+  }
+  for (const flag of ['--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream']) {
+    if (!argv.includes(flag)) throw new Error(`${flag} missing`);
+  }
+  return `${lists.length} --disable-features, the last with ${last.length} features`;
+}
