@@ -4,6 +4,8 @@
 
 #include "port/posix/cli.h"
 #include "port/posix/cmd_broker.h"
+#include "port/posix/cmd_demo.h"
+#include "port/posix/cmd_device.h"
 #include "port/posix/cmd_echo.h"
 #include "port/posix/cmd_signal.h"
 #include "port/posix/cmd_stun.h"
@@ -38,6 +40,10 @@ static const command_t commands[] = {
      zq_cmd_rep_help},
     {"dlq", "list, requeue or purge the room's dead-lettered jobs of a queue", zq_cmd_dlq,
      zq_cmd_dlq_help},
+    {"device", "run a demo device (sensor or actuator): the code an ESP32 runs, simulated",
+     zq_cmd_device, zq_cmd_device_help},
+    {"demo", "the signalling server with the dashboard and two simulated devices",
+     zq_cmd_demo, zq_cmd_demo_help},
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };

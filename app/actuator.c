@@ -1,0 +1,145 @@
+/* The demo's actuator device (see actuator.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/actuator.h"
+#include "app/app.h"
+#include "signal/json.h"
+
+zq_err_t actuator_init(actuator_t *a, brk_t *brk, uint64_t now, const char *name,
+                       uint32_t job_ms, actuator_led_fn led, void *led_ctx)
+{
+    if (brk == NULL || !app_name_ok(name)) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    memset(a, 0, sizeof *a);
+    a->brk = brk;
+    memcpy(a->name, name, strlen(name) + 1);
+    (void)snprintf(a->led_topic, sizeof a->led_topic, "actuators.%s.led", name);
+    a->job_ms = job_ms;
+    a->led = led;
+    a->led_ctx = led_ctx;
+    a->started_at = now;
+    a->led_report_due = true;
+    return ZQ_OK;
+}
+
+zq_err_t actuator_start(actuator_t *a, uint64_t now)
+{
+    zq_err_t err = brk_subscribe(a->brk, now, "cmd.led");
+    if (err == ZQ_OK) {
+        err = brk_consume(a->brk, now, "jobs", 1); /* one job at a time */
+    }
+    return err == ZQ_OK ? brk_serve(a->brk, now, "status") : err;
+}
+
+static void set_led(actuator_t *a, bool on)
+{
+    if (a->led != NULL) {
+        a->led(a->led_ctx, on);
+    }
+    a->led_report_due = a->led_report_due || a->led_on != on;
+    a->led_on = on;
+}
+
+/* "on", "off", "toggle", or {"state":"on"}. */
+static void obey(actuator_t *a, brk_str_t payload)
+{
+    a->commands++;
+    if (app_payload_says(payload, "state", "on")) {
+        set_led(a, true);
+    } else if (app_payload_says(payload, "state", "off")) {
+        set_led(a, false);
+    } else if (app_payload_says(payload, "state", "toggle")) {
+        set_led(a, !a->led_on);
+    }
+}
+
+/* A job whose payload is {"fail":true, ...} fails: how the demo shows nacks and dead letters. */
+static bool asks_to_fail(brk_str_t payload)
+{
+    json_value_t v;
+    json_value_t fail;
+    bool yes = false;
+    return json_parse(payload.p, payload.len, &v) == ZQ_OK && json_type(v) == JSON_OBJECT &&
+           json_object_get(v, "fail", &fail) == ZQ_OK && json_get_bool(fail, &yes) && yes;
+}
+
+static void take_job(actuator_t *a, uint64_t now, const brk_event_t *ev)
+{
+    a->working = true;
+    a->job_handle = ev->handle;
+    a->job_fails = asks_to_fail(ev->payload);
+    a->job_done_at = now + a->job_ms;
+}
+
+static void answer_status(actuator_t *a, uint64_t now, uint32_t handle)
+{
+    char json[192];
+    int n = snprintf(json, sizeof json,
+                     "{\"name\":\"%s\",\"kind\":\"actuator\",\"uptime\":%lu,\"led\":\"%s\","
+                     "\"jobs_done\":%lu,\"jobs_failed\":%lu,\"commands\":%lu}",
+                     a->name, (unsigned long)((now - a->started_at) / 1000u),
+                     a->led_on ? "on" : "off", (unsigned long)a->jobs_done,
+                     (unsigned long)a->jobs_failed, (unsigned long)a->commands);
+    if (n > 0 && (size_t)n < sizeof json) {
+        app_reply_status(a->brk, now, handle, json, (size_t)n);
+    }
+}
+
+bool actuator_handle_event(actuator_t *a, uint64_t now, const brk_event_t *ev)
+{
+    if (ev->type == BRK_EVENT_MESSAGE && ev->topic.len == 7 &&
+        memcmp(ev->topic.p, "cmd.led", 7) == 0) {
+        obey(a, ev->payload);
+        return true;
+    }
+    if (ev->type == BRK_EVENT_JOB && !a->working) {
+        take_job(a, now, ev);
+        return true;
+    }
+    if (ev->type == BRK_EVENT_JOB) { /* beyond our credit (a ZeroQ producer): not now */
+        (void)brk_job_done(a->brk, now, ev->handle, false);
+        return true;
+    }
+    if (ev->type == BRK_EVENT_REQUEST && ev->topic.len == 6 &&
+        memcmp(ev->topic.p, "status", 6) == 0) {
+        answer_status(a, now, ev->handle);
+        return true;
+    }
+    return false;
+}
+
+static void finish_job(actuator_t *a, uint64_t now)
+{
+    if (brk_job_done(a->brk, now, a->job_handle, !a->job_fails) == ZQ_ERR_WOULD_BLOCK) {
+        a->job_done_at = now + 10; /* the channel is full: tell the producer a moment later */
+        return;
+    }
+    a->working = false;
+    if (a->job_fails) {
+        a->jobs_failed++;
+    } else {
+        a->jobs_done++;
+    }
+}
+
+void actuator_tick(actuator_t *a, uint64_t now)
+{
+    if (a->working && now >= a->job_done_at) {
+        finish_job(a, now);
+    }
+    if (a->led_report_due && now >= a->led_retry_at) {
+        const char *json = a->led_on ? "{\"on\":true}" : "{\"on\":false}";
+        /* QoS 1: the dashboard must not miss a state change. */
+        a->led_report_due = brk_publish(a->brk, now, a->led_topic, json, strlen(json),
+                                        BRK_QOS_1) != ZQ_OK;
+        a->led_retry_at = now + 100; /* if it could not go, again a little later */
+    }
+}
+
+uint64_t actuator_next_timeout(const actuator_t *a)
+{
+    uint64_t t = a->working ? a->job_done_at : ZQ_TIME_NEVER;
+    return a->led_report_due ? zq_time_min(t, a->led_retry_at) : t;
+}

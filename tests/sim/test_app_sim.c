@@ -1,0 +1,162 @@
+/* The demo's device apps (app/sensor.c, app/actuator.c) with a "dashboard" broker in a
+ * simulated room: what `zq demo` shows, checked on the same code the devices run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/actuator.h"
+#include "app/sensor.h"
+#include "mesh.h"
+
+static sensor_t sensor;
+static actuator_t actuator;
+
+/* Members: 0 the dashboard (a broker driven by the test), 1 the sensor, 2 the actuator. */
+static void device_events(unsigned member, const brk_event_t *ev)
+{
+    if (member == 1) {
+        (void)sensor_handle_event(&sensor, mesh.now, ev);
+    } else if (member == 2) {
+        (void)actuator_handle_event(&actuator, mesh.now, ev);
+    }
+}
+
+static bool all_up(void)
+{
+    return mesh_all_connected(3);
+}
+
+/* The devices' own timers, between the mesh's: run in small steps. */
+static void run_devices(uint64_t ms)
+{
+    uint64_t until = mesh.now + ms;
+    while (mesh.now < until) {
+        uint64_t next = zq_time_min(sensor_next_timeout(&sensor), actuator_next_timeout(&actuator));
+        uint64_t step = next > mesh.now ? next : mesh.now + 1;
+        step = step > until ? until : step;
+        step = step < mesh.now + 1 ? mesh.now + 1 : step;
+        mesh_run(step, NULL);
+        sensor_tick(&sensor, mesh.now);
+        actuator_tick(&actuator, mesh.now);
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    mesh_reset(7, (simnet_impairment_t){0, 0, 5, 0});
+    mesh_add("default-topic", true, NULL, -1);
+    unsigned s = mesh_add("default-topic", true, NULL, -1);
+    unsigned a = mesh_add("default-topic", true, NULL, -1);
+    mesh.members[s].on_event = device_events;
+    mesh.members[a].on_event = device_events;
+    assert_int_equal(sensor_init(&sensor, &mesh.members[s].broker, mesh.now, "sensor-1", 1000,
+                                 sensor_simulated_read, NULL),
+                     ZQ_OK);
+    assert_int_equal(actuator_init(&actuator, &mesh.members[a].broker, mesh.now, "actuator-1",
+                                   200, NULL, NULL),
+                     ZQ_OK);
+    assert_int_equal(sensor_start(&sensor, mesh.now), ZQ_OK);
+    assert_int_equal(actuator_start(&actuator, mesh.now), ZQ_OK);
+    assert_true(mesh_run(mesh.now + 60000, all_up));
+    return 0;
+}
+
+static brk_t *dashboard(void)
+{
+    return &mesh.members[0].broker;
+}
+
+static const mesh_event_t *last_event(brk_event_type_t type)
+{
+    const mesh_member_t *m = &mesh.members[0];
+    for (size_t k = m->n_log; k-- > 0;) {
+        if (m->log[k].type == type) {
+            return &m->log[k];
+        }
+    }
+    return NULL;
+}
+
+static void the_sensor_publishes_a_reading_every_second(void **state)
+{
+    (void)state;
+    assert_int_equal(brk_subscribe(dashboard(), mesh.now, "sensors.#"), ZQ_OK);
+    run_devices(10500);
+    size_t n = mesh_count(0, BRK_EVENT_MESSAGE, "sensors.sensor-1");
+    assert_true(n >= 9 && n <= 11);
+    const mesh_event_t *e = last_event(BRK_EVENT_MESSAGE);
+    float t = 0;
+    float h = 0;
+    unsigned long up = 0;
+    assert_int_equal(sscanf(e->payload, "{\"temperature\":%f,\"humidity\":%f,\"uptime\":%lu}", &t,
+                            &h, &up),
+                     3);
+    assert_true(t > 15 && t < 30 && h > 30 && h < 60);
+    printf("    %zu readings in 10.5 s, last %s\n", n, e->payload);
+}
+
+static void a_led_command_reaches_the_actuator_which_reports_its_state(void **state)
+{
+    (void)state;
+    assert_int_equal(brk_subscribe(dashboard(), mesh.now, "actuators.+.led"), ZQ_OK);
+    run_devices(500);
+    assert_int_equal(brk_publish(dashboard(), mesh.now, "cmd.led", "\"on\"", 4, BRK_QOS_1),
+                     ZQ_OK);
+    run_devices(1000);
+    assert_true(actuator.led_on);
+    const mesh_event_t *e = last_event(BRK_EVENT_MESSAGE);
+    assert_string_equal(e->topic, "actuators.actuator-1.led");
+    assert_string_equal(e->payload, "{\"on\":true}");
+    assert_int_equal(brk_publish(dashboard(), mesh.now, "cmd.led", "{\"state\":\"off\"}", 15,
+                                 BRK_QOS_1),
+                     ZQ_OK);
+    run_devices(1000);
+    assert_false(actuator.led_on);
+}
+
+static void a_queued_job_is_done_and_a_failing_one_is_dead_lettered(void **state)
+{
+    (void)state;
+    char id[BRK_ID_MAX];
+    assert_int_equal(brk_enqueue(dashboard(), mesh.now, "jobs", "{\"resize\":1}", 12, id),
+                     ZQ_OK);
+    assert_int_equal(brk_enqueue(dashboard(), mesh.now, "jobs", "{\"fail\":true}", 13, NULL),
+                     ZQ_OK);
+    run_devices(5000);
+    assert_int_equal(actuator.jobs_done, 1);
+    assert_int_equal(actuator.jobs_failed, 3);
+    assert_int_equal(brk_stats(dashboard())->jobs_done, 1);
+    assert_int_equal(brk_dlq_list(dashboard(), "jobs", NULL, NULL), 1);
+}
+
+static void status_requests_are_answered_by_each_device(void **state)
+{
+    (void)state;
+    run_devices(2000);
+    uint32_t h = 0;
+    assert_int_equal(brk_request(dashboard(), mesh.now, "status", "{}", 2, 1000, 1, &h), ZQ_OK);
+    run_devices(1000);
+    const mesh_event_t *e = last_event(BRK_EVENT_REPLY);
+    assert_non_null(e);
+    assert_true(e->ok);
+    assert_true(strstr(e->payload, "\"kind\":\"sensor\"") != NULL ||
+                strstr(e->payload, "\"kind\":\"actuator\"") != NULL);
+    printf("    status: %s\n", e->payload);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(the_sensor_publishes_a_reading_every_second, setup),
+        cmocka_unit_test_setup(a_led_command_reaches_the_actuator_which_reports_its_state, setup),
+        cmocka_unit_test_setup(a_queued_job_is_done_and_a_failing_one_is_dead_lettered, setup),
+        cmocka_unit_test_setup(status_requests_are_answered_by_each_device, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
