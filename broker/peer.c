@@ -32,10 +32,16 @@ static size_t room_needed(size_t len)
     return len + (len / 1024u + 1u) * 48u;
 }
 
-/* All pieces at once or none (they must follow each other on the channel, §8). */
+/* All pieces at once or none (they must follow each other on the channel, §8), each within
+ * the channel's message size. */
 static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)
 {
-    size_t count = (len + BRK_CHUNK_PIECE - 1) / BRK_CHUNK_PIECE;
+    size_t piece = channel_max(b, slot) - BRK_CHUNK_HEADER;
+    piece = piece < BRK_CHUNK_PIECE ? piece : BRK_CHUNK_PIECE;
+    if (channel_max(b, slot) <= BRK_CHUNK_HEADER) {
+        return ZQ_ERR_TOO_LONG;
+    }
+    size_t count = (len + piece - 1) / piece;
     if (count > UINT16_MAX) {
         return ZQ_ERR_TOO_LONG;
     }
@@ -44,8 +50,8 @@ static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *te
     }
     uint32_t id = ++b->next_chunk_id;
     for (size_t i = 0; i < count; i++) {
-        size_t off = i * BRK_CHUNK_PIECE;
-        size_t n = len - off < BRK_CHUNK_PIECE ? len - off : BRK_CHUNK_PIECE;
+        size_t off = i * piece;
+        size_t n = len - off < piece ? len - off : piece;
         b->chunk[0] = 'Z';
         b->chunk[1] = 'C';
         zq_store_be32(b->chunk + 2, id);
@@ -96,7 +102,7 @@ static zq_err_t send_hello(brk_t *b, uint64_t now, uint8_t slot)
     memset(&h, 0, sizeof h);
     h.version = BRK_PROTOCOL_VERSION;
     h.epoch = b->pub.epoch;
-    h.max_frame = ZQ_BRK_FRAME_MAX;
+    h.max_frame = ZQ_BRK_FRAME_MAX - BRK_CHUNK_HEADER; /* what fits with a chunk's header */
     h.features = BRK_FEAT_SUB | BRK_FEAT_QOS1 | BRK_FEAT_QUEUE | BRK_FEAT_RPC | BRK_FEAT_CHUNK |
                  BRK_FEAT_REPLAY;
     brk_subs_fill_resume(b, &h);
