@@ -20,16 +20,54 @@
 
 #include "broker/frame_internal.h"
 
+/* The members an envelope can carry, found in one walk of the object: an envelope is read for
+ * every message, and a lookup per member would skip its payload again each time. */
+enum {
+    M_ID,
+    M_TOPIC,
+    M_PAYLOAD,
+    M_TIMESTAMP,
+    M_SEQ,
+    M_RETRY_COUNT,
+    M_PRIORITY,
+    M_EP,
+    M_Q,
+    M_K,
+    M_LVC,
+    M_LEASE,
+    M_CORR,
+    M_TIMEOUT,
+    M_COUNT
+};
+
+static const char *const member_names[M_COUNT] = {
+    [M_ID] = "id",
+    [M_TOPIC] = "topic",
+    [M_PAYLOAD] = "payload",
+    [M_TIMESTAMP] = "timestamp",
+    [M_SEQ] = "seq",
+    [M_RETRY_COUNT] = "retryCount",
+    [M_PRIORITY] = "priority",
+    [M_EP] = "ep",
+    [M_Q] = "q",
+    [M_K] = "k",
+    [M_LVC] = "lvc",
+    [M_LEASE] = "lease",
+    [M_CORR] = "corr",
+    [M_TIMEOUT] = "timeout",
+};
+
 /* ---- Reading ZeroQ's members -------------------------------------------------------------- */
 
 /* ZeroQ's rule: a replyTo inside an object payload makes the message an RPC request
  * (zeroq.ts request()); ZeroQ's reply() skips an empty one (`if (!replyTo) return`). */
-static void read_payload(json_value_t obj, brk_envelope_t *e)
+static void read_payload(const json_value_t *m, brk_envelope_t *e)
 {
     json_value_t reply_to;
-    if (brk_codec_get(obj, "payload", &e->payload) != ZQ_OK) {
+    if (m[M_PAYLOAD].p == NULL) {
         return;
     }
+    e->payload = m[M_PAYLOAD];
     e->has_payload = true;
     if (json_type(e->payload) == JSON_OBJECT &&
         brk_codec_get_string(e->payload, "replyTo", true, &reply_to) == ZQ_OK) {
@@ -41,11 +79,10 @@ static void read_payload(json_value_t obj, brk_envelope_t *e)
  * double is Infinity to JavaScript, hence 0 too. A fraction (which no ZeroQ peer writes) is
  * floored, and a count beyond UINT32_MAX is held at UINT32_MAX: both stay "at least that many
  * attempts", which is all a count is used for (§6, the dead-letter threshold). */
-static uint32_t read_retry_count(json_value_t obj)
+static uint32_t read_retry_count(const json_value_t *m)
 {
-    json_value_t v;
     double d;
-    if (brk_codec_get(obj, "retryCount", &v) != ZQ_OK || json_get_double(v, &d) != ZQ_OK ||
+    if (m[M_RETRY_COUNT].p == NULL || json_get_double(m[M_RETRY_COUNT], &d) != ZQ_OK ||
         !(d > 0.0)) {
         return 0;
     }
@@ -53,11 +90,10 @@ static uint32_t read_retry_count(json_value_t obj)
 }
 
 /* Nobody checks a timestamp (zeroq-wire.md §3): what is not a whole int64 reads as 0. */
-static int64_t read_timestamp(json_value_t obj)
+static int64_t read_timestamp(const json_value_t *m)
 {
-    json_value_t v;
     int64_t t;
-    if (brk_codec_get(obj, "timestamp", &v) != ZQ_OK || json_get_int64(v, &t) != ZQ_OK) {
+    if (m[M_TIMESTAMP].p == NULL || json_get_int64(m[M_TIMESTAMP], &t) != ZQ_OK) {
         return 0;
     }
     return t;
@@ -65,11 +101,10 @@ static int64_t read_timestamp(json_value_t obj)
 
 /* Priority is advisory and ZeroQ passes whatever enqueue() was given: a whole number is kept,
  * anything else is ignored rather than costing the message. */
-static void read_priority(json_value_t obj, brk_envelope_t *e)
+static void read_priority(const json_value_t *m, brk_envelope_t *e)
 {
-    json_value_t v;
     int64_t priority;
-    if (brk_codec_get(obj, "priority", &v) == ZQ_OK && json_get_int64(v, &priority) == ZQ_OK) {
+    if (m[M_PRIORITY].p != NULL && json_get_int64(m[M_PRIORITY], &priority) == ZQ_OK) {
         e->priority = priority;
         e->has_priority = true;
     }
@@ -78,9 +113,9 @@ static void read_priority(json_value_t obj, brk_envelope_t *e)
 /* ZeroQ sends seq 0 and never reads it, so on a ZeroQ message a bad seq is as good as 0. With
  * "ep" it is a zq publisher's sequence number, which ordering and resume rely on (§4, §7): it
  * must then be a whole number a browser can count exactly. */
-static zq_err_t read_seq(json_value_t obj, brk_envelope_t *e)
+static zq_err_t read_seq(const json_value_t *m, brk_envelope_t *e)
 {
-    zq_err_t err = brk_codec_get_whole(obj, "seq", 0, BRK_CODEC_SEQ_MAX, &e->seq);
+    zq_err_t err = brk_codec_whole(m[M_SEQ], 0, BRK_CODEC_SEQ_MAX, &e->seq);
     if (err == ZQ_ERR_MALFORMED && !e->has_epoch) {
         e->seq = 0;
         return ZQ_OK;
@@ -88,16 +123,16 @@ static zq_err_t read_seq(json_value_t obj, brk_envelope_t *e)
     return brk_codec_optional(err);
 }
 
-static zq_err_t read_zeroq(json_value_t obj, brk_envelope_t *e)
+static zq_err_t read_zeroq(const json_value_t *m, brk_envelope_t *e)
 {
-    if (brk_codec_get_string(obj, "id", true, &e->id) != ZQ_OK ||
-        brk_codec_get_string(obj, "topic", false, &e->topic) != ZQ_OK) {
+    if (brk_codec_string(m[M_ID], true, &e->id) != ZQ_OK ||
+        brk_codec_string(m[M_TOPIC], false, &e->topic) != ZQ_OK) {
         return ZQ_ERR_MALFORMED;
     }
-    read_payload(obj, e);
-    e->timestamp = read_timestamp(obj);
-    e->retry_count = read_retry_count(obj);
-    read_priority(obj, e);
+    read_payload(m, e);
+    e->timestamp = read_timestamp(m);
+    e->retry_count = read_retry_count(m);
+    read_priority(m, e);
     return ZQ_OK;
 }
 
@@ -105,13 +140,13 @@ static zq_err_t read_zeroq(json_value_t obj, brk_envelope_t *e)
 
 /* "q":1 asks for an ack, and an ack names the publisher's epoch (§5): without "ep" there is
  * nothing to acknowledge it by. */
-static zq_err_t read_epoch_qos(json_value_t obj, brk_envelope_t *e)
+static zq_err_t read_epoch_qos(const json_value_t *m, brk_envelope_t *e)
 {
     uint64_t q = 0;
-    zq_err_t err = brk_codec_get_epoch(obj, "ep", &e->epoch);
+    zq_err_t err = brk_codec_epoch(m[M_EP], &e->epoch);
     e->has_epoch = err == ZQ_OK;
     if (brk_codec_optional(err) != ZQ_OK ||
-        brk_codec_optional(brk_codec_get_whole(obj, "q", 0, 1, &q)) != ZQ_OK ||
+        brk_codec_optional(brk_codec_whole(m[M_Q], 0, 1, &q)) != ZQ_OK ||
         (q == 1 && !e->has_epoch)) {
         return ZQ_ERR_MALFORMED;
     }
@@ -120,67 +155,60 @@ static zq_err_t read_epoch_qos(json_value_t obj, brk_envelope_t *e)
 }
 
 /* "lvc":1 as PROTOCOL.md §7 writes it; true, 0 and false are read as what they mean. */
-static zq_err_t read_lvc(json_value_t obj, brk_envelope_t *e)
+static zq_err_t read_lvc(const json_value_t *m, brk_envelope_t *e)
 {
-    json_value_t v;
     uint64_t one = 0;
-    zq_err_t err = brk_codec_get(obj, "lvc", &v);
-    if (err != ZQ_OK) {
-        return brk_codec_optional(err);
-    }
-    if (json_get_bool(v, &e->lvc)) {
+    if (m[M_LVC].p == NULL || json_get_bool(m[M_LVC], &e->lvc)) {
         return ZQ_OK;
     }
-    err = brk_codec_get_whole(obj, "lvc", 0, 1, &one);
+    zq_err_t err = brk_codec_whole(m[M_LVC], 0, 1, &one);
     e->lvc = one == 1;
     return err;
 }
 
 /* A job's lease is its visibility timeout (§6); 0 (absent) leaves it to the broker's default. */
-static zq_err_t read_job(json_value_t obj, brk_envelope_t *e)
+static zq_err_t read_job(const json_value_t *m, brk_envelope_t *e)
 {
     uint64_t lease = 0;
-    zq_err_t err = brk_codec_get_whole(obj, "lease", 1, UINT32_MAX, &lease);
+    zq_err_t err = brk_codec_whole(m[M_LEASE], 1, UINT32_MAX, &lease);
     e->lease_ms = (uint32_t)lease;
     return brk_codec_optional(err);
 }
 
 /* A request without "corr" could never be matched to its rep (§6). */
-static zq_err_t read_request(json_value_t obj, brk_envelope_t *e)
+static zq_err_t read_request(const json_value_t *m, brk_envelope_t *e)
 {
     uint64_t timeout = 0;
-    if (brk_codec_get_string(obj, "corr", true, &e->corr) != ZQ_OK ||
-        brk_codec_optional(brk_codec_get_whole(obj, "timeout", 0, UINT32_MAX, &timeout)) !=
-            ZQ_OK) {
+    if (brk_codec_string(m[M_CORR], true, &e->corr) != ZQ_OK ||
+        brk_codec_optional(brk_codec_whole(m[M_TIMEOUT], 0, UINT32_MAX, &timeout)) != ZQ_OK) {
         return ZQ_ERR_MALFORMED;
     }
     e->timeout_ms = (uint32_t)timeout;
     return ZQ_OK;
 }
 
-static zq_err_t read_kind(json_value_t obj, brk_envelope_t *e)
+static zq_err_t read_kind(const json_value_t *m, brk_envelope_t *e)
 {
-    json_value_t k;
-    zq_err_t err = brk_codec_get(obj, "k", &k);
-    if (err != ZQ_OK) {
-        return brk_codec_optional(err);
+    if (m[M_K].p == NULL) {
+        return ZQ_OK;
     }
-    if (json_string_equals(k, "job")) {
+    if (json_string_equals(m[M_K], "job")) {
         e->kind = BRK_KIND_JOB;
-        return read_job(obj, e);
+        return read_job(m, e);
     }
-    if (json_string_equals(k, "req")) {
+    if (json_string_equals(m[M_K], "req")) {
         e->kind = BRK_KIND_REQUEST;
-        return read_request(obj, e);
+        return read_request(m, e);
     }
     return ZQ_ERR_MALFORMED; /* a kind zq does not know cannot be handled as any of them */
 }
 
 static zq_err_t read_envelope(json_value_t obj, brk_envelope_t *e)
 {
-    if (json_type(obj) != JSON_OBJECT || read_zeroq(obj, e) != ZQ_OK ||
-        read_epoch_qos(obj, e) != ZQ_OK || read_seq(obj, e) != ZQ_OK ||
-        read_lvc(obj, e) != ZQ_OK || read_kind(obj, e) != ZQ_OK) {
+    json_value_t m[M_COUNT];
+    if (json_object_pick(obj, member_names, M_COUNT, m) != ZQ_OK || read_zeroq(m, e) != ZQ_OK ||
+        read_epoch_qos(m, e) != ZQ_OK || read_seq(m, e) != ZQ_OK || read_lvc(m, e) != ZQ_OK ||
+        read_kind(m, e) != ZQ_OK) {
         return ZQ_ERR_MALFORMED;
     }
     return ZQ_OK;

@@ -2,7 +2,11 @@
  *
  * Member getters answer ZQ_OK, ZQ_ERR_NOT_FOUND (the member is absent) or ZQ_ERR_MALFORMED (it
  * is there with the wrong type or range), so that each reader decides in one place whether a
- * member is required (brk_codec_required) or optional (brk_codec_optional). */
+ * member is required (brk_codec_required) or optional (brk_codec_optional).
+ *
+ * A getter comes in up to two forms: brk_codec_get_X(obj, key) looks the member up, and
+ * brk_codec_X(v) checks a member already found by json_object_pick(), whose {NULL, 0} for an
+ * absent member reads as ZQ_ERR_NOT_FOUND. */
 #ifndef ZQ_BRK_FRAME_INTERNAL_H
 #define ZQ_BRK_FRAME_INTERNAL_H
 
@@ -33,11 +37,13 @@ static inline zq_err_t brk_codec_optional(zq_err_t err)
 zq_err_t brk_codec_get(json_value_t obj, const char *key, json_value_t *out);
 
 /** A string member; with @p non_empty, "" is MALFORMED. */
+zq_err_t brk_codec_string(json_value_t v, bool non_empty, json_value_t *out);
 zq_err_t brk_codec_get_string(json_value_t obj, const char *key, bool non_empty,
                               json_value_t *out);
 
 /** A whole-number member within [@p min, @p max] (fractions, negatives and overflow are
  *  MALFORMED). */
+zq_err_t brk_codec_whole(json_value_t v, uint64_t min, uint64_t max, uint64_t *out);
 zq_err_t brk_codec_get_whole(json_value_t obj, const char *key, uint64_t min, uint64_t max,
                              uint64_t *out);
 
@@ -48,6 +54,7 @@ zq_err_t brk_codec_get_bool(json_value_t obj, const char *key, bool *out);
 bool brk_codec_hex(json_value_t v, uint8_t *out, size_t n);
 
 /** An epoch member: a string of BRK_EPOCH_HEX hex digits, big-endian. */
+zq_err_t brk_codec_epoch(json_value_t v, uint32_t *out);
 zq_err_t brk_codec_get_epoch(json_value_t obj, const char *key, uint32_t *out);
 
 /** Clears a reader's output when it failed: a refused frame leaves nothing half-filled. */

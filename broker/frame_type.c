@@ -56,13 +56,10 @@ zq_err_t brk_codec_get(json_value_t obj, const char *key, json_value_t *out)
     return json_object_get(obj, key, out) == ZQ_OK ? ZQ_OK : ZQ_ERR_NOT_FOUND;
 }
 
-zq_err_t brk_codec_get_string(json_value_t obj, const char *key, bool non_empty,
-                              json_value_t *out)
+zq_err_t brk_codec_string(json_value_t v, bool non_empty, json_value_t *out)
 {
-    json_value_t v;
-    zq_err_t err = brk_codec_get(obj, key, &v);
-    if (err != ZQ_OK) {
-        return err;
+    if (v.p == NULL) {
+        return ZQ_ERR_NOT_FOUND;
     }
     /* The span keeps its quotes, so "" is the only empty string (escapes are never empty). */
     if (json_type(v) != JSON_STRING || (non_empty && v.len <= 2)) {
@@ -72,14 +69,19 @@ zq_err_t brk_codec_get_string(json_value_t obj, const char *key, bool non_empty,
     return ZQ_OK;
 }
 
-zq_err_t brk_codec_get_whole(json_value_t obj, const char *key, uint64_t min, uint64_t max,
-                             uint64_t *out)
+zq_err_t brk_codec_get_string(json_value_t obj, const char *key, bool non_empty,
+                              json_value_t *out)
 {
     json_value_t v;
-    int64_t x;
     zq_err_t err = brk_codec_get(obj, key, &v);
-    if (err != ZQ_OK) {
-        return err;
+    return err != ZQ_OK ? err : brk_codec_string(v, non_empty, out);
+}
+
+zq_err_t brk_codec_whole(json_value_t v, uint64_t min, uint64_t max, uint64_t *out)
+{
+    int64_t x;
+    if (v.p == NULL) {
+        return ZQ_ERR_NOT_FOUND;
     }
     /* json_get_int64 refuses fractions ("1.5") but takes whole spellings ("1e3", "2.0"). */
     if (json_get_int64(v, &x) != ZQ_OK || x < 0 || (uint64_t)x < min || (uint64_t)x > max) {
@@ -87,6 +89,14 @@ zq_err_t brk_codec_get_whole(json_value_t obj, const char *key, uint64_t min, ui
     }
     *out = (uint64_t)x;
     return ZQ_OK;
+}
+
+zq_err_t brk_codec_get_whole(json_value_t obj, const char *key, uint64_t min, uint64_t max,
+                             uint64_t *out)
+{
+    json_value_t v;
+    zq_err_t err = brk_codec_get(obj, key, &v);
+    return err != ZQ_OK ? err : brk_codec_whole(v, min, max, out);
 }
 
 zq_err_t brk_codec_get_bool(json_value_t obj, const char *key, bool *out)
@@ -133,19 +143,24 @@ bool brk_codec_hex(json_value_t v, uint8_t *out, size_t n)
     return true;
 }
 
-zq_err_t brk_codec_get_epoch(json_value_t obj, const char *key, uint32_t *out)
+zq_err_t brk_codec_epoch(json_value_t v, uint32_t *out)
 {
-    json_value_t v;
     uint8_t b[BRK_EPOCH_HEX / 2];
-    zq_err_t err = brk_codec_get(obj, key, &v);
-    if (err != ZQ_OK) {
-        return err;
+    if (v.p == NULL) {
+        return ZQ_ERR_NOT_FOUND;
     }
     if (!brk_codec_hex(v, b, sizeof b)) {
         return ZQ_ERR_MALFORMED;
     }
     *out = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
     return ZQ_OK;
+}
+
+zq_err_t brk_codec_get_epoch(json_value_t obj, const char *key, uint32_t *out)
+{
+    json_value_t v;
+    zq_err_t err = brk_codec_get(obj, key, &v);
+    return err != ZQ_OK ? err : brk_codec_epoch(v, out);
 }
 
 zq_err_t brk_codec_result(zq_err_t err, void *out, size_t size)

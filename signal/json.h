@@ -87,6 +87,16 @@ json_type_t json_type(json_value_t v);
  */
 zq_err_t json_object_get(json_value_t obj, const char *key, json_value_t *out);
 
+/**
+ * Finds several keys in one walk of @p obj: out[i] is the value of @p keys[i] (NUL-terminated
+ * UTF-8, compared unescaped), or {NULL, 0} when absent; the first match of each wins, as with
+ * json_object_get(). For a reader that wants many members of a large object (an envelope and
+ * its payload), where a json_object_get() per key would skip the same values again each time.
+ * @return ZQ_OK, or ZQ_ERR_INVALID_ARG if @p obj is not an object (then every out[i] is empty).
+ */
+zq_err_t json_object_pick(json_value_t obj, const char *const *keys, size_t n,
+                          json_value_t *out);
+
 /** A cursor over the elements of an array or the members of an object. Plain data. */
 typedef struct {
     const char *p;   /**< next byte to look at */

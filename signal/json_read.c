@@ -197,6 +197,15 @@ static const char *next_char(const char *p, const char *end, uint8_t out[4], siz
     return p + len;
 }
 
+/* Printable ASCII other than the quote and the backslash: a byte that stands for itself in a
+ * string, as nearly every byte of the frames zq reads does, so the loops below step over it
+ * without decoding. */
+static bool is_plain(char c)
+{
+    uint8_t b = (uint8_t)c;
+    return b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+}
+
 /* §7: a whole string at p (p[0] == '"'), validated; returns just past the closing quote. */
 static const char *scan_string(const char *p, const char *end)
 {
@@ -205,6 +214,10 @@ static const char *scan_string(const char *p, const char *end)
     }
     p++;
     while (p < end && *p != '"') {
+        if (is_plain(*p)) {
+            p++;
+            continue;
+        }
         uint8_t buf[4];
         size_t n;
         p = next_char(p, end, buf, &n);
@@ -465,6 +478,39 @@ zq_err_t json_object_get(json_value_t obj, const char *key, json_value_t *out)
     return ZQ_ERR_NOT_FOUND;
 }
 
+/* Which of keys[0..n) the member name k is, among those not yet found; n if none. */
+static size_t pick_index(json_value_t k, const char *const *keys, size_t n,
+                         const json_value_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (out[i].p == NULL && json_string_equals(k, keys[i])) {
+            return i;
+        }
+    }
+    return n;
+}
+
+zq_err_t json_object_pick(json_value_t obj, const char *const *keys, size_t n,
+                          json_value_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[i] = (json_value_t){NULL, 0};
+    }
+    if (json_type(obj) != JSON_OBJECT) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    json_iter_t it;
+    json_iter_init(&it, obj);
+    json_value_t k, v;
+    while (json_iter_next(&it, &k, &v)) {
+        size_t i = pick_index(k, keys, n, out);
+        if (i < n) {
+            out[i] = v;
+        }
+    }
+    return ZQ_OK;
+}
+
 /* ---- Strings ------------------------------------------------------------------------------ */
 
 /* The body of a string span, between its quotes. */
@@ -518,6 +564,14 @@ bool json_string_equals_n(json_value_t v, const char *s, size_t n)
     }
     size_t off = 0;
     while (p < end) {
+        if (is_plain(*p)) {
+            if (off == n || *p != s[off]) {
+                return false;
+            }
+            p++;
+            off++;
+            continue;
+        }
         uint8_t buf[4];
         size_t k;
         p = next_char(p, end, buf, &k);

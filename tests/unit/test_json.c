@@ -405,6 +405,36 @@ static void object_get_finds_first_match_after_unescaping(void **state)
     assert_int_equal(int_member(member(obj, "c"), "a"), 4); /* nested keys are not members */
 }
 
+static void pick_agrees_with_object_get_for_every_key(void **state)
+{
+    (void)state;
+    json_value_t obj =
+        parse_ok("{\"a\":1, \"\\u0062\":[2], \"a\":3, \"c\":{\"d\":4}, \"\u00e9\":\"x\"}");
+    static const char *const keys[] = {"a", "b", "c", "d", "\u00e9", ""};
+    json_value_t got[6];
+    assert_int_equal(json_object_pick(obj, keys, 6, got), ZQ_OK);
+    for (size_t i = 0; i < 6; i++) {
+        json_value_t want = {NULL, 0};
+        (void)json_object_get(obj, keys[i], &want);
+        assert_ptr_equal(got[i].p, want.p); /* the first match, or absent */
+        assert_int_equal(got[i].len, want.len);
+    }
+    assert_null(got[3].p); /* "d" is nested, not a member */
+    assert_int_equal(json_object_pick(parse_ok("[1]"), keys, 1, got), ZQ_ERR_INVALID_ARG);
+    assert_null(got[0].p);
+}
+
+static void strings_of_plain_ascii_and_escapes_compare_alike(void **state)
+{
+    (void)state;
+    assert_true(json_string_equals(parse_ok("\"retryCount\""), "retryCount"));
+    assert_true(json_string_equals(parse_ok("\"retry\\u0043ount\""), "retryCount"));
+    assert_false(json_string_equals(parse_ok("\"retryCount\""), "retryCoun"));
+    assert_false(json_string_equals(parse_ok("\"retryCoun\""), "retryCount"));
+    assert_false(json_string_equals(parse_ok("\"\\\"\""), "\\"));
+    assert_true(json_string_equals(parse_ok("\"\\\\\""), "\\"));
+}
+
 static void iterator_walks_members_and_elements(void **state)
 {
     (void)state;
@@ -1017,6 +1047,8 @@ int main(void)
         cmocka_unit_test(get_string_refuses_non_strings),
         cmocka_unit_test(string_equals_compares_unescaped_without_copying),
         cmocka_unit_test(object_get_finds_first_match_after_unescaping),
+        cmocka_unit_test(pick_agrees_with_object_get_for_every_key),
+        cmocka_unit_test(strings_of_plain_ascii_and_escapes_compare_alike),
         cmocka_unit_test(iterator_walks_members_and_elements),
         cmocka_unit_test(accessors_stay_inside_garbage_spans),
         cmocka_unit_test(int64_reads_whole_numbers_in_any_form),
