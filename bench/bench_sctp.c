@@ -76,6 +76,7 @@ typedef struct {
     double moved[CONFIGS][ROWS][PAIRS][MAX_RUNS]; /* MB, or messages, when capped */
     bool capped[CONFIGS][ROWS][PAIRS][MAX_RUNS];
     double per_packet[CONFIGS][PAIRS][MAX_RUNS]; /* 64-byte messages per packet sent by A */
+    sctp_stats_t zq_sender[CONFIGS][ROWS][PAIRS][MAX_RUNS]; /* when A is zq */
 } results_t;
 
 static results_t res;
@@ -227,6 +228,9 @@ static void measure(int cfg, int row, int pair, int run)
         res.moved[cfg][row][pair][run] = (double)T.received / 1e6;
     }
     res.capped[cfg][row][pair][run] = !complete;
+    if (pair_zq[pair][0]) {
+        res.zq_sender[cfg][row][pair][run] = *sctp_stats(&peer_a.assoc);
+    }
     close_pair();
 }
 
@@ -457,6 +461,23 @@ static void print_table(int cfg)
         }
         printf("\n");
     }
+    for (int row = ROW_BULK1; row <= ROW_BULK5; row++) {
+        printf("- zq sending, %s: fast retransmits / lost retransmissions sent again / probes / "
+               "T3 expirations, each run:",
+               row_names[row]);
+        for (int pair = 0; pair < PAIRS; pair++) {
+            if (!pair_zq[pair][0]) {
+                continue;
+            }
+            printf("%s %s", pair == 0 ? "" : ";", pair_names[pair]);
+            for (int run = 0; run < res.runs; run++) {
+                const sctp_stats_t *st = &res.zq_sender[cfg][row][pair][run];
+                printf(" %u/%u/%u/%u", st->fast_retransmits, st->lost_retransmits,
+                       st->tail_probes, st->t3_expirations);
+            }
+        }
+        printf("\n");
+    }
     printf("- 64-byte messages per packet the sender sent (bundling), each run:");
     for (int pair = 0; pair < PAIRS; pair++) {
         printf("%s %s", pair == 0 ? "" : ";", pair_names[pair]);
@@ -475,6 +496,9 @@ static void print_notes(void)
            "messages) on fresh associations, or what got through in %.0f s (marked *). "
            "Loss drops packets both ways.\n\n",
            res.runs, sysconf(_SC_NPROCESSORS_ONLN), res.mb, res.msgs, res.seconds);
+    printf("zq's CRC32c here: %s; usrsctp's: slicing-by-8 tables.\n\n",
+           sctp_crc32c_hardware() ? "the CPU's instruction (SSE4.2 or ARMv8 CRC)"
+                                  : "slicing-by-8 tables (no CRC instruction)");
 }
 
 /* Median of a field over the runs, and its range (the full buffers vary with timing). */

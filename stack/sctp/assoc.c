@@ -41,6 +41,7 @@ static void stop_timers(sctp_assoc_t *a)
     a->t1_at = ZQ_TIME_NEVER;
     a->t2_at = ZQ_TIME_NEVER;
     a->t3_at = ZQ_TIME_NEVER;
+    a->probe_at = ZQ_TIME_NEVER;
     a->sack_at = ZQ_TIME_NEVER;
     a->heartbeat_at = ZQ_TIME_NEVER;
     a->reconf_at = ZQ_TIME_NEVER;
@@ -58,6 +59,10 @@ void sctp_reset_tcb(sctp_assoc_t *a)
     a->ssthresh = UINT32_MAX;
     a->partial_bytes_acked = 0;
     a->fast_recovery = false;
+    a->rtx_bypass = false;
+    a->n_rtx = 0;
+    a->probes = 0;
+    a->rtx_probe = false;
     a->need_fwd_tsn = false;
     a->rto = a->cfg.rto_initial_ms;
     a->srtt = 0;
@@ -317,6 +322,7 @@ uint64_t sctp_next_timeout(const sctp_assoc_t *a)
 {
     uint64_t t = zq_time_min(a->t1_at, a->t2_at);
     t = zq_time_min(t, a->t3_at);
+    t = zq_time_min(t, a->probe_at);
     t = zq_time_min(t, a->sack_at);
     t = zq_time_min(t, a->heartbeat_at);
     return zq_time_min(t, a->reconf_at);
@@ -343,6 +349,9 @@ void sctp_handle_timeout(sctp_assoc_t *a, uint64_t now)
     }
     if (due(&a->t3_at, now)) {
         sctp_t3_expired(a);
+    }
+    if (due(&a->probe_at, now)) {
+        sctp_probe_expired(a);
     }
     if (due(&a->sack_at, now)) {
         a->sack_now = true;

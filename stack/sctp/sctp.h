@@ -175,7 +175,10 @@ typedef struct {
     uint32_t tx_data_chunks;
     uint32_t retransmissions;   /**< DATA chunks sent again */
     uint32_t fast_retransmits;
+    uint32_t lost_retransmits;  /**< retransmissions found lost in turn (§7.2.4 miss
+                                     indications from chunks sent after them), sent again */
     uint32_t t3_expirations;
+    uint32_t tail_probes;       /**< probes of a stalled recovery (tx/retransmit.c) */
     uint32_t abandoned;         /**< messages abandoned (partial reliability) */
 } sctp_stats_t;
 
@@ -240,8 +243,17 @@ typedef struct {
     uint32_t ssthresh;
     uint32_t partial_bytes_acked;
     bool fast_recovery;
+    bool rtx_bypass;            /* the next retransmission ignores cwnd (§7.2.4 3) */
     uint32_t recovery_exit;
+    uint32_t n_rtx;             /* records marked for retransmission */
+    uint32_t gap_top;           /* no record above this TSN is acknowledged in a gap block */
+    uint8_t probes;             /* probes sent since a SACK last acknowledged anything new,
+                                   SCTP_PROBES_OFF after T3-rtx */
+    bool rtx_probe;             /* the retransmission going out is a probe */
+    uint32_t asked_tsn;         /* the last chunk sent with the I bit: answered at once */
     bool need_fwd_tsn;
+    uint32_t fwd_tsn_sent;      /* the new cumulative TSN the last FORWARD TSN carried */
+    uint32_t fwd_tsn_after;     /* the next TSN when it went out (RFC 3758 §3.5 F2) */
     bool blocked;               /* a send returned WOULD_BLOCK: WRITABLE when room returns */
     uint32_t part_tail;         /* last record of the message sctp_send_part() has open (held
                                    back until its END flag is known), or SCTP_NO_OFFSET */
@@ -291,6 +303,7 @@ typedef struct {
     uint64_t t1_at;             /* INIT / COOKIE ECHO */
     uint64_t t2_at;             /* SHUTDOWN / SHUTDOWN ACK */
     uint64_t t3_at;             /* retransmission */
+    uint64_t probe_at;          /* a stalled recovery's probe (tx/retransmit.c) */
     uint64_t sack_at;           /* delayed SACK */
     uint64_t heartbeat_at;
     uint64_t reconf_at;

@@ -7,8 +7,8 @@
  *   ring.c           the two byte rings records live in
  *   streams.c        the stream table
  *   tx/send_queue.c  sctp_send(): messages into fragments in the send ring
- *   tx/ack.c         SACK processing, RTO (RFC 6298), congestion control (§7.2)
- *   tx/retransmit.c  T3-rtx, fast retransmit, partial reliability (RFC 3758)
+ *   tx/ack.c         SACK processing, fast retransmit, RTO (RFC 6298), congestion control
+ *   tx/retransmit.c  T3-rtx, probes of a stalled recovery, partial reliability (RFC 3758)
  *   rx/tracker.c     received TSNs, gap blocks, duplicates, when to SACK
  *   rx/deliver.c     the receive ring, ordering, pieces of large messages, FORWARD TSN in
  *   stream_reset.c   RE-CONFIG (RFC 6525)
@@ -20,6 +20,7 @@
 #include "stack/sctp/sctp.h"
 
 #define SCTP_NO_OFFSET UINT32_MAX
+#define SCTP_PROBES_OFF UINT8_MAX
 
 /* ---- Serial number arithmetic (RFC 9260 §1.6, RFC 1982) ---------------------------------- */
 
@@ -55,8 +56,8 @@ enum {
     OUT_SENT = 1u << 0,      /* has a TSN and went out at least once */
     OUT_ACKED = 1u << 1,     /* cumulatively acknowledged: free once the ring reaches it */
     OUT_GAP = 1u << 2,       /* acknowledged in a gap block (may be reneged) */
-    OUT_RTX = 1u << 3,       /* waiting to be sent again */
-    OUT_FAST_DONE = 1u << 4, /* already fast-retransmitted once (§7.2.4) */
+    OUT_RTX = 1u << 3,       /* waiting to be sent again: change it with out_mark_rtx() and
+                                out_clear_rtx() only, which keep a->n_rtx */
     OUT_ABANDONED = 1u << 5, /* partial reliability gave it up (RFC 3758) */
 };
 
@@ -64,7 +65,7 @@ typedef struct {
     rec_header_t h;
     uint8_t data_flags; /* SCTP_DATA_BEGIN/END/UNORDERED */
     uint8_t sends;      /* transmissions so far */
-    uint8_t misses;     /* miss indications (§7.2.4) */
+    uint8_t misses;     /* miss indications since it was last sent (§7.2.4) */
     uint8_t reserved;
     uint16_t stream;
     uint16_t ssn;
@@ -73,7 +74,8 @@ typedef struct {
     uint32_t tsn;
     uint32_t ppid;
     uint32_t expires;   /* clock of sctp_assoc_t (ms since init), 0: never */
-    uint32_t sent_at;
+    uint32_t after_tsn; /* the next TSN when it was last sent: chunks from this TSN on went
+                           out after that transmission (tx/ack.c, lost retransmissions) */
 } out_rec_t;
 
 /* A received DATA fragment waiting for delivery. The payload follows. */
@@ -96,6 +98,24 @@ typedef struct {
 
 _Static_assert(sizeof(out_rec_t) % 4 == 0 && sizeof(in_rec_t) % 4 == 0,
                "records keep the ring 4-byte aligned");
+
+/* a->n_rtx counts the records marked OUT_RTX, so that building a packet skips the walk over
+ * the send ring when nothing waits to be sent again (most packets). */
+static inline void out_mark_rtx(sctp_assoc_t *a, out_rec_t *r)
+{
+    if (!(r->h.state & OUT_RTX)) {
+        r->h.state |= OUT_RTX;
+        a->n_rtx++;
+    }
+}
+
+static inline void out_clear_rtx(sctp_assoc_t *a, out_rec_t *r)
+{
+    if (r->h.state & OUT_RTX) {
+        r->h.state &= (uint8_t)~OUT_RTX;
+        a->n_rtx--;
+    }
+}
 
 /* What one DATA chunk costs our receive ring beyond its payload: a record header and up to 3
  * bytes of padding. A window counted in payload bytes (RFC 9260 §6.2) would be overrun by a
@@ -195,7 +215,14 @@ void sctp_stream_unsent_changed(sctp_assoc_t *a, sctp_stream_t *s, int32_t delta
 /* ---- tx ---- */
 void sctp_handle_sack(sctp_assoc_t *a, const sctp_chunk_t *c);
 void sctp_rto_sample(sctp_assoc_t *a, uint32_t rtt_ms);
+void sctp_enter_fast_recovery(sctp_assoc_t *a);
 void sctp_t3_expired(sctp_assoc_t *a);
+/* Arms or stops the probe of a stalled recovery after a SACK; @p progress: it acknowledged
+ * something new. */
+void sctp_probe_update(sctp_assoc_t *a, bool progress);
+/* The chunk @p tsn went with the I bit: its SACK comes at once, or a probe follows. */
+void sctp_probe_asked(sctp_assoc_t *a, uint32_t tsn);
+void sctp_probe_expired(sctp_assoc_t *a);
 void sctp_abandon_expired(sctp_assoc_t *a);
 /* Marks a message abandoned, starting at the record at @p off (its first fragment). */
 void sctp_abandon_message(sctp_assoc_t *a, uint32_t off);

@@ -11,8 +11,8 @@ static void start_t2(sctp_assoc_t *a)
 static void closed(sctp_assoc_t *a)
 {
     a->state = SCTP_STATE_CLOSED;
-    a->t1_at = a->t2_at = a->t3_at = a->sack_at = a->heartbeat_at = a->reconf_at =
-        ZQ_TIME_NEVER;
+    a->t1_at = a->t2_at = a->t3_at = a->probe_at = a->sack_at = a->heartbeat_at =
+        a->reconf_at = ZQ_TIME_NEVER;
     sctp_push_event(a, SCTP_EVENT_CLOSED, 0);
 }
 
@@ -71,6 +71,11 @@ void sctp_handle_shutdown_ack(sctp_assoc_t *a)
     if (a->state == SCTP_STATE_SHUTDOWN_SENT || a->state == SCTP_STATE_SHUTDOWN_ACK_SENT) {
         a->ctl = SCTP_CTL_SHUTDOWN_COMPLETE;
         closed(a);
+    } else if (a->state == SCTP_STATE_CLOSED && a->peer_vtag != 0) {
+        /* Our SHUTDOWN COMPLETE was lost and the peer sends SHUTDOWN ACK again: answer it
+         * again (§9.2, and §8.4 5 for a SHUTDOWN ACK to no association), or the peer
+         * retransmits it until Association.Max.Retrans gives up. */
+        a->ctl |= SCTP_CTL_SHUTDOWN_COMPLETE;
     }
 }
 

@@ -117,16 +117,26 @@ static bool put_controls(sctp_assoc_t *a, sctp_packet_builder_t *b)
     any |= put_control(a, b, SCTP_CTL_HEARTBEAT, 8 + 16, sctp_write_heartbeat);
     any |= put_control(a, b, SCTP_CTL_SHUTDOWN, 8, write_shutdown);
     any |= put_control(a, b, SCTP_CTL_SHUTDOWN_ACK, 4, write_shutdown_ack);
-    any |= put_control(a, b, SCTP_CTL_RECONF_RESPONSE, sctp_reconfig_size(a, false),
-                       write_reconf_response);
-    any |= put_control(a, b, SCTP_CTL_RECONF_REQUEST, sctp_reconfig_size(a, true),
-                       write_reconf_request);
+    if (a->ctl & (SCTP_CTL_RECONF_RESPONSE | SCTP_CTL_RECONF_REQUEST)) { /* sized only then */
+        any |= put_control(a, b, SCTP_CTL_RECONF_RESPONSE, sctp_reconfig_size(a, false),
+                           write_reconf_response);
+        any |= put_control(a, b, SCTP_CTL_RECONF_REQUEST, sctp_reconfig_size(a, true),
+                           write_reconf_request);
+    }
     return any;
 }
 
 /* ---- DATA ------------------------------------------------------------------------------- */
 
-static void write_data(sctp_assoc_t *a, sctp_packet_builder_t *b, out_rec_t *r)
+/* The packet being built: what went in so far, and where its last DATA chunk starts. */
+typedef struct {
+    sctp_packet_builder_t b;
+    bool wrote;
+    size_t last_data; /* writer offset, or SIZE_MAX */
+    uint32_t last_tsn;
+} packet_t;
+
+static void write_data(sctp_assoc_t *a, packet_t *p, out_rec_t *r)
 {
     sctp_data_chunk_t d = {
         .flags = r->data_flags,
@@ -137,10 +147,15 @@ static void write_data(sctp_assoc_t *a, sctp_packet_builder_t *b, out_rec_t *r)
         .data = (const uint8_t *)(r + 1),
         .len = r->len,
     };
-    sctp_data_write(&b->w, &d);
+    p->last_data = p->b.w.len;
+    p->last_tsn = r->tsn;
+    p->wrote = true;
+    sctp_data_write(&p->b.w, &d);
     r->sends++;
-    r->h.state = (uint8_t)((r->h.state & ~OUT_RTX) | OUT_SENT);
-    r->sent_at = sctp_clock(a);
+    r->misses = 0;
+    out_clear_rtx(a, r);
+    r->h.state |= OUT_SENT;
+    r->after_tsn = a->next_tsn;
     a->flight += r->len;
     a->peer_rwnd = a->peer_rwnd > r->len ? a->peer_rwnd - r->len : 0;
     a->stats.tx_data_chunks++;
@@ -157,12 +172,29 @@ static bool spent(const sctp_assoc_t *a, const out_rec_t *r)
     return a->peer_forward_tsn && (too_many || too_old);
 }
 
-/* Retransmissions: at least the first always goes (§6.3.3 E3, §7.2.4), more as cwnd allows.
- * Returns true when it had to stop (packet full, or cwnd), so no new data goes before them. */
-static bool put_retransmissions(sctp_assoc_t *a, sctp_packet_builder_t *b, bool *wrote)
+/* One chunk sent again. §7.2.4 4 (and §6.3.2 R1): resending the earliest outstanding chunk
+ * restarts T3-rtx, so the timer measures the retransmission, not the lost original. */
+static void resend(sctp_assoc_t *a, packet_t *p, out_rec_t *r)
 {
-    bool first = true;
-    for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
+    if (r->tsn == a->rtt_tsn) {
+        a->rtt_tsn = 0; /* Karn: never time a retransmission */
+    }
+    write_data(a, p, r);
+    a->stats.retransmissions++;
+    if (r->tsn == a->cum_ack_tsn + 1 && !a->rtx_probe) {
+        a->t3_at = a->now + a->rto;
+    }
+}
+
+/* Retransmissions go before new data (§6.1 C), as cwnd allows; the first packet after a Fast
+ * Retransmit ignores cwnd (§7.2.4 3). After T3-rtx the window is one MTU and nothing is in
+ * flight, so one packet goes (§6.3.3 E3). Returns true when it had to stop (packet full, or
+ * cwnd), so no new data goes before them. a->n_rtx says when none are left to look for. */
+static bool put_retransmissions(sctp_assoc_t *a, packet_t *p)
+{
+    bool sent = false;
+    uint32_t off = a->n_rtx > 0 ? sctp_ring_first(&a->out) : SCTP_NO_OFFSET;
+    for (; off != SCTP_NO_OFFSET && off != a->unsent_off && a->n_rtx > 0;
          off = sctp_ring_next(&a->out, off)) {
         out_rec_t *r = out_at(a, off);
         if (!(r->h.state & OUT_RTX)) {
@@ -172,17 +204,17 @@ static bool put_retransmissions(sctp_assoc_t *a, sctp_packet_builder_t *b, bool 
             sctp_abandon_message(a, off);
             continue;
         }
-        if ((!first && a->flight >= a->cwnd) || sctp_data_size(r->len) > sctp_packet_space(b)) {
+        bool cwnd_full = a->flight >= a->cwnd && !a->rtx_bypass;
+        if (cwnd_full || sctp_data_size(r->len) > sctp_packet_space(&p->b)) {
+            a->rtx_bypass = a->rtx_bypass && !sent;
+            a->rtx_probe = a->rtx_probe && !sent;
             return true; /* the rest waits for the next packet */
         }
-        if (r->tsn == a->rtt_tsn) {
-            a->rtt_tsn = 0; /* Karn: never time a retransmission */
-        }
-        write_data(a, b, r);
-        a->stats.retransmissions++;
-        *wrote = true;
-        first = false;
+        resend(a, p, r);
+        sent = true;
     }
+    a->rtx_bypass = false;
+    a->rtx_probe = false;
     return false;
 }
 
@@ -205,6 +237,7 @@ static void number(sctp_assoc_t *a, out_rec_t *r)
     sctp_assign_tsn(a, r);
     if (a->rtt_tsn == 0) {
         a->rtt_tsn = r->tsn;
+        a->rtt_sent_at = a->now;
     }
 }
 
@@ -217,7 +250,7 @@ static bool window_allows(const sctp_assoc_t *a, const out_rec_t *r, bool wrote)
     return r->len <= a->peer_rwnd || (a->flight == 0 && !wrote);
 }
 
-static void put_new_data(sctp_assoc_t *a, sctp_packet_builder_t *b, bool *wrote)
+static void put_new_data(sctp_assoc_t *a, packet_t *p)
 {
     while (a->unsent_off != SCTP_NO_OFFSET) {
         uint32_t off = a->unsent_off;
@@ -234,17 +267,37 @@ static void put_new_data(sctp_assoc_t *a, sctp_packet_builder_t *b, bool *wrote)
         if (off == a->part_tail) {
             return; /* its END flag is not known yet (sctp_send_part) */
         }
-        if (!window_allows(a, r, *wrote) || sctp_data_size(r->len) > sctp_packet_space(b)) {
+        if (!window_allows(a, r, p->wrote) || sctp_data_size(r->len) > sctp_packet_space(&p->b)) {
             return;
         }
         number(a, r);
-        write_data(a, b, r);
+        write_data(a, p, r);
         sctp_stream_t *s = sctp_stream_find(a, r->stream);
         if (s != NULL) {
             sctp_stream_unsent_changed(a, s, -(int32_t)r->len);
         }
         a->unsent_off = sctp_ring_next(&a->out, off);
-        *wrote = true;
+    }
+}
+
+/* RFC 9260 §3.3.1 and §6.2 (the I bit of RFC 7053): when this packet is the last the sender
+ * may send until a SACK opens a window (cwnd, the peer's) or frees the send buffer the
+ * application waits on, its last DATA chunk asks for that SACK at once. Otherwise a receiver
+ * holding an odd packet waits its delayed-SACK time (up to 200 ms) while the sender, with
+ * nothing in flight to trigger a SACK, waits for it: a stall of hundreds of round trips on a
+ * short path. A sender that is merely idle does not ask: its SACK may still ride on a reply. */
+static void ask_immediate_sack(sctp_assoc_t *a, packet_t *p)
+{
+    if (p->last_data == SIZE_MAX || p->b.w.failed) {
+        return;
+    }
+    bool queued = a->unsent_off != SCTP_NO_OFFSET && a->unsent_off != a->part_tail;
+    bool more_new = queued && window_allows(a, out_at(a, a->unsent_off), true);
+    bool more_rtx = a->n_rtx > 0 && a->flight < a->cwnd;
+    bool waiting = queued || a->n_rtx > 0 || a->blocked;
+    if (waiting && !more_rtx && !more_new) {
+        p->b.w.data[p->last_data + 1] |= SCTP_DATA_IMMEDIATE; /* the chunk's flags */
+        sctp_probe_asked(a, p->last_tsn);
     }
 }
 
@@ -264,24 +317,26 @@ size_t sctp_poll_transmit(sctp_assoc_t *a, uint64_t now, uint8_t *buf, size_t ca
     if (lone > 0 || a->state == SCTP_STATE_CLOSED || a->state == SCTP_STATE_COOKIE_WAIT) {
         return lone;
     }
-    sctp_packet_builder_t b;
-    sctp_packet_begin(&b, buf, cap, a->cfg.local_port, a->cfg.remote_port, a->peer_vtag);
-    bool wrote = put_controls(a, &b);
+    packet_t p = {.wrote = false, .last_data = SIZE_MAX, .last_tsn = 0};
+    sctp_packet_begin(&p.b, buf, cap, a->cfg.local_port, a->cfg.remote_port, a->peer_vtag);
+    p.wrote = put_controls(a, &p.b);
     bool established = a->state >= SCTP_STATE_ESTABLISHED;
     /* §6.2: a delayed SACK rides along with DATA; a due one goes alone. */
     if (established && a->sack_due && (a->sack_now || has_data_to_send(a)) &&
-        sctp_sack_size(a) <= sctp_packet_space(&b)) {
-        sctp_write_sack(a, &b.w);
-        wrote = true;
+        sctp_sack_size(a) <= sctp_packet_space(&p.b)) {
+        sctp_write_sack(a, &p.b.w);
+        p.wrote = true;
     }
-    if (established && a->need_fwd_tsn && sctp_forward_tsn_size(a) <= sctp_packet_space(&b)) {
-        sctp_write_forward_tsn(a, &b.w);
-        wrote = true;
+    a->need_fwd_tsn = a->need_fwd_tsn && tsn_lt(a->cum_ack_tsn, a->adv_peer_ack);
+    if (established && a->need_fwd_tsn && sctp_forward_tsn_size(a) <= sctp_packet_space(&p.b)) {
+        sctp_write_forward_tsn(a, &p.b.w);
+        p.wrote = true;
     }
     if (established && a->state != SCTP_STATE_SHUTDOWN_ACK_SENT) {
-        if (!put_retransmissions(a, &b, &wrote)) {
-            put_new_data(a, &b, &wrote);
+        if (!put_retransmissions(a, &p)) {
+            put_new_data(a, &p);
         }
+        ask_immediate_sack(a, &p);
     }
-    return wrote ? finish(a, &b) : 0;
+    return p.wrote ? finish(a, &p.b) : 0;
 }

@@ -42,12 +42,31 @@ static int counter_rand(void *ctx, unsigned char *out, size_t len)
     return 0;
 }
 
+/* The send ring agrees with the counters kept beside it: records marked for retransmission
+ * (a->n_rtx lets packets skip the ring walk) and bytes in flight. */
+static void check_send_ring(const sctp_assoc_t *a)
+{
+    uint32_t rtx = 0;
+    uint32_t flight = 0;
+    for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
+         off = sctp_ring_next(&a->out, off)) {
+        const out_rec_t *r = (const out_rec_t *)(const void *)sctp_ring_at(&a->out, off);
+        rtx += (r->h.state & OUT_RTX) != 0;
+        bool out = (r->h.state & OUT_SENT) &&
+                   !(r->h.state & (OUT_ACKED | OUT_GAP | OUT_RTX | OUT_ABANDONED));
+        flight += out ? r->len : 0;
+    }
+    check(rtx == a->n_rtx);
+    check(a->state == SCTP_STATE_CLOSED || flight == a->flight);
+}
+
 static void check_invariants(const sctp_assoc_t *a)
 {
     check(a->out.used <= a->out.cap && a->in.used <= a->in.cap);
     check(a->rq_count <= ZQ_SCTP_READ_QUEUE && a->n_streams <= ZQ_SCTP_MAX_STREAMS);
     check(a->ev_count <= ZQ_SCTP_EVENT_QUEUE);
     check(a->flight <= a->out.cap);
+    check_send_ring(a);
 }
 
 static void drain_target(void)

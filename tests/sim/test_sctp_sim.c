@@ -608,6 +608,306 @@ static void idle_association_stays_up_on_heartbeats(void **state)
     assert_false(pair.end[0].aborted || pair.end[1].aborted);
 }
 
+/* ---- Loss recovery: packets dropped on purpose ----------------------------------------------
+ *
+ * A filter sees every packet an end sends and drops the ones a test names, so each rule below
+ * is exercised by exactly the loss it is about, deterministically. */
+
+typedef struct {
+    uint32_t data_tsn;      /* A's DATA chunk to drop ... */
+    unsigned data_drops;    /* ... this many times */
+    uint32_t sack_cum;      /* B's first SACK acknowledging this cumulatively ... */
+    unsigned sack_drops;    /* ... and this many after it are dropped */
+    bool drop_shutdown_complete;
+    unsigned dropped;
+    unsigned data_seen;      /* transmissions of data_tsn */
+    unsigned fwd_tsn_chunks; /* FORWARD TSN chunks A sent */
+    unsigned immediate;      /* A's packets whose last DATA chunk has the I bit */
+    unsigned data_packets;   /* A's packets with DATA */
+    bool check_ring;         /* check A's send ring accounting on every packet */
+    bool set_immediate;      /* set the I bit on A's next packet that starts with DATA */
+} drop_t;
+
+static drop_t drops;
+
+/* A's send ring agrees with its counters: the records marked for retransmission, and the
+ * bytes in flight (sent, not acknowledged, not marked, not abandoned). */
+static void check_send_ring(const sctp_assoc_t *a)
+{
+    uint32_t rtx = 0;
+    uint32_t flight = 0;
+    for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
+         off = sctp_ring_next(&a->out, off)) {
+        const out_rec_t *r = (const out_rec_t *)(const void *)sctp_ring_at(&a->out, off);
+        rtx += (r->h.state & OUT_RTX) != 0;
+        bool out = (r->h.state & OUT_SENT) &&
+                   !(r->h.state & (OUT_ACKED | OUT_GAP | OUT_RTX | OUT_ABANDONED));
+        flight += out ? r->len : 0;
+    }
+    assert_int_equal(rtx, a->n_rtx);
+    assert_int_equal(flight, a->flight);
+}
+
+static void look_at_a(const uint8_t *pkt, size_t len)
+{
+    sctp_common_header_t h;
+    zq_reader_t chunks;
+    sctp_chunk_t c;
+    int last_data_flags = -1;
+    if (sctp_packet_parse(pkt, len, false, &h, &chunks) != ZQ_OK) {
+        return;
+    }
+    while (sctp_packet_next_chunk(&chunks, &c) == ZQ_OK) {
+        drops.fwd_tsn_chunks += c.type == SCTP_CHUNK_FORWARD_TSN;
+        if (c.type == SCTP_CHUNK_DATA) {
+            last_data_flags = c.flags;
+        }
+    }
+    if (last_data_flags >= 0) {
+        drops.data_packets++;
+        drops.immediate += (last_data_flags & SCTP_DATA_IMMEDIATE) != 0;
+    }
+}
+
+/* The first chunk of a packet, if it is of @p type: its first 4 value bytes (a DATA chunk's
+ * TSN, a SACK's cumulative TSN). */
+static bool first_chunk(const uint8_t *pkt, size_t len, uint8_t type, uint32_t *value)
+{
+    if (len < 20 || pkt[12] != type) {
+        return false;
+    }
+    *value = zq_load_be32(pkt + 16);
+    return true;
+}
+
+static bool drop_filter(sctp_pair_t *p, int from, uint8_t *pkt, size_t len, void *ctx)
+{
+    (void)ctx;
+    uint32_t v;
+    if (from == 0) {
+        if (drops.set_immediate && first_chunk(pkt, len, SCTP_CHUNK_DATA, &v)) {
+            drops.set_immediate = false;
+            pkt[13] |= SCTP_DATA_IMMEDIATE; /* the chunk's flags (the pair reseals the CRC) */
+        }
+        look_at_a(pkt, len);
+        if (drops.check_ring) {
+            check_send_ring(&p->end[0].assoc);
+        }
+        if (drops.drop_shutdown_complete && len >= 16 && pkt[12] == SCTP_CHUNK_SHUTDOWN_COMPLETE) {
+            drops.drop_shutdown_complete = false;
+            drops.dropped++;
+            return true;
+        }
+        if (first_chunk(pkt, len, SCTP_CHUNK_DATA, &v) && v == drops.data_tsn) {
+            drops.data_seen++;
+            if (drops.data_drops > 0) {
+                drops.data_drops--;
+                drops.dropped++;
+                return true;
+            }
+        }
+        return false;
+    }
+    if (drops.sack_drops > 0 && first_chunk(pkt, len, SCTP_CHUNK_SACK, &v) &&
+        !tsn_lt(v, drops.sack_cum)) {
+        drops.sack_drops--;
+        drops.dropped++;
+        return true;
+    }
+    return false;
+}
+
+/* A connected pair whose packets go through drop_filter; @p data_index is the index (from 0)
+ * of A's DATA chunk to drop @p data_drops times. */
+static void start_dropping(uint64_t seed, size_t bufsize, uint32_t data_index, unsigned data_drops)
+{
+    start(seed, clean, bufsize, true);
+    memset(&drops, 0, sizeof drops);
+    drops.data_tsn = pair.end[0].assoc.next_tsn + data_index;
+    drops.data_drops = data_drops;
+    pair.filter = drop_filter;
+}
+
+/* Sends @p count messages of 1000 bytes on stream 1 and waits until all are acknowledged. */
+static void send_and_settle(unsigned long count)
+{
+    unsigned long blocked = 0;
+    uint32_t crc = transfer(1, count, size_1k, NULL, &blocked);
+    assert_true(sctp_pair_run(&pair, pair.now + 600000, all_acked));
+    sctp_pair_run(&pair, pair.now + 1000, NULL);
+    assert_int_equal(pair.end[1].rx[1].messages, count);
+    assert_int_equal(pair.end[1].rx[1].crc, crc);
+}
+
+static void a_retransmission_lost_again_is_resent_before_t3(void **state)
+{
+    (void)state;
+    /* §7.2.4 with usrsctp's fast_retran_tsn rule: the chunk and its fast retransmission are
+     * both lost; chunks sent after the retransmission are acknowledged, three SACKs strike it
+     * again, and it goes a third time without waiting for T3-rtx. */
+    start_dropping(40, 64 * 1024, 20, 2);
+    send_and_settle(300);
+    const sctp_stats_t *st = sctp_stats(&pair.end[0].assoc);
+    assert_int_equal(drops.data_seen, 3);
+    assert_int_equal(st->lost_retransmits, 1);
+    assert_int_equal(st->t3_expirations, 0);
+}
+
+static void a_stalled_recovery_is_probed_before_t3(void **state)
+{
+    (void)state;
+    /* Twelve chunks and no more: the third and its fast retransmission are lost, nothing is
+     * sent after it, so no SACK can strike it again. The peer holds data above the hole (it
+     * SACKs every packet at once), so the sender probes instead of waiting for T3-rtx. */
+    start_dropping(41, BUF, 2, 2);
+    send_and_settle(12);
+    const sctp_stats_t *st = sctp_stats(&pair.end[0].assoc);
+    assert_int_equal(drops.data_seen, 3);
+    assert_int_equal(st->fast_retransmits, 1);
+    assert_int_equal(st->tail_probes, 1);
+    assert_int_equal(st->t3_expirations, 0);
+}
+
+static void a_lost_sack_after_the_last_retransmission_is_probed(void **state)
+{
+    (void)state;
+    /* The retransmission arrives, but the SACK that says so is lost, and nothing else is in
+     * flight: the probe resends the chunk, the peer reports the duplicate at once (§6.2). */
+    start_dropping(42, BUF, 2, 1);
+    drops.sack_cum = drops.data_tsn;
+    drops.sack_drops = 1;
+    send_and_settle(12);
+    const sctp_stats_t *st = sctp_stats(&pair.end[0].assoc);
+    assert_int_equal(drops.dropped, 2);
+    assert_int_equal(st->tail_probes, 1);
+    assert_int_equal(st->t3_expirations, 0);
+    assert_true(sctp_stats(&pair.end[1].assoc)->rx_dup_tsns >= 1);
+}
+
+static void miss_indications_come_only_from_sacks_acknowledging_new_data(void **state)
+{
+    (void)state;
+    /* §7.2.4 HTNA: every packet is duplicated, so each SACK arrives twice, but a copy
+     * acknowledges nothing new and is no miss indication. Three chunks, the first lost: two
+     * indications, not four, so no Fast Retransmit; the probe repairs it instead. */
+    sctp_pair_init(&pair, 43, (simnet_impairment_t){0, 100, 5, 0}, BUF, NULL);
+    sctp_pair_connect(&pair, true);
+    assert_true(sctp_pair_run(&pair, pair.now + 30000, established));
+    memset(&drops, 0, sizeof drops);
+    drops.data_tsn = pair.end[0].assoc.next_tsn;
+    drops.data_drops = 1;
+    pair.filter = drop_filter;
+    send_and_settle(3);
+    const sctp_stats_t *st = sctp_stats(&pair.end[0].assoc);
+    assert_int_equal(st->fast_retransmits, 0);
+    assert_int_equal(st->tail_probes, 1);
+    assert_int_equal(st->t3_expirations, 0);
+}
+
+static bool acked_or_closed(sctp_pair_t *p)
+{
+    return sctp_all_acked(&p->end[0].assoc);
+}
+
+static void the_last_chunk_before_the_window_closes_asks_for_an_immediate_sack(void **state)
+{
+    (void)state;
+    /* §3.3.1 I bit. A lone message leaves the sender idle, not waiting: no I bit, so the SACK
+     * may ride on a reply. A send buffer's worth queued at once, more than the congestion
+     * window: the packets that leave more to send do not ask, the one that fills the window
+     * does. */
+    start_dropping(44, BUF, 1000, 0);
+    static const uint8_t msg[] = "a lone message";
+    assert_int_equal(sctp_pair_send(&pair, 0, 1, msg, sizeof msg, NULL), ZQ_OK);
+    assert_true(sctp_pair_run(&pair, pair.now + 1000, acked_or_closed));
+    assert_int_equal(drops.data_packets, 1);
+    assert_int_equal(drops.immediate, 0);
+    memset(&drops, 0, sizeof drops);
+    drops.data_tsn = UINT32_MAX;
+    static uint8_t kb[1000];
+    while (sctp_send(&pair.end[0].assoc, pair.now, 1, 53, kb, sizeof kb, NULL) == ZQ_OK) {
+    }
+    sctp_pair_flush(&pair, 0);
+    assert_true(drops.data_packets > 1);
+    assert_int_equal(drops.immediate, 1);
+    assert_true(sctp_pair_run(&pair, pair.now + 1000, acked_or_closed));
+}
+
+static void a_data_chunk_with_the_i_bit_is_sacked_at_once(void **state)
+{
+    (void)state;
+    /* §6.2: the receiver answers a DATA chunk with the I bit without its delayed-SACK wait
+     * (cfg.sack_delay_ms, 100). On the simulated clock (10 ms round trip): a lone message
+     * with the bit is acknowledged within 20 ms, one without it is not. */
+    start_dropping(48, BUF, 1000, 0);
+    static const uint8_t msg[] = "answer me";
+    drops.set_immediate = true;
+    assert_int_equal(sctp_pair_send(&pair, 0, 1, msg, sizeof msg, NULL), ZQ_OK);
+    assert_true(sctp_pair_run(&pair, pair.now + 20, acked_or_closed));
+    assert_int_equal(drops.immediate, 1);
+    assert_int_equal(sctp_pair_send(&pair, 0, 1, msg, sizeof msg, NULL), ZQ_OK);
+    assert_false(sctp_pair_run(&pair, pair.now + 20, acked_or_closed));
+    assert_true(sctp_pair_run(&pair, pair.now + 200, acked_or_closed));
+}
+
+static void forward_tsn_is_repeated_only_after_a_round_trip(void **state)
+{
+    (void)state;
+    /* RFC 3758 §3.5 C3 and F2: a FORWARD TSN when the Advanced.Peer.Ack.Point moves, the same
+     * one again only once a chunk sent after it is acknowledged (or on a probe or T3-rtx),
+     * not on every SACK that still shows the old cumulative ack. */
+    const simnet_impairment_t net = {20, 0, 20, 10};
+    start(45, net, BUF, true);
+    memset(&drops, 0, sizeof drops);
+    drops.data_tsn = UINT32_MAX;
+    pair.filter = drop_filter;
+    sctp_send_opts_t pr = {false, 0, 0};
+    unsigned long blocked = 0;
+    (void)transfer(3, 2000, size_small, &pr, &blocked);
+    assert_true(sctp_pair_run(&pair, pair.now + 120000, all_acked));
+    uint32_t abandoned = sctp_stats(&pair.end[0].assoc)->abandoned;
+    printf("    %u FORWARD TSN chunks for %u abandoned messages\n", drops.fwd_tsn_chunks,
+           abandoned);
+    assert_true(abandoned > 0);
+    assert_true(drops.fwd_tsn_chunks <= 2 * abandoned);
+}
+
+static void retransmission_count_and_flight_match_the_send_ring_under_loss(void **state)
+{
+    (void)state;
+    /* The count of records marked for retransmission lets packets skip the ring walk; it and
+     * the bytes in flight must match the records themselves through every loss, probe, T3 and
+     * abandonment. Checked before every packet A sends. */
+    const simnet_impairment_t net = {20, 5, 20, 10};
+    start(46, net, BUF, true);
+    memset(&drops, 0, sizeof drops);
+    drops.data_tsn = UINT32_MAX;
+    drops.check_ring = true;
+    pair.filter = drop_filter;
+    unsigned long blocked = 0;
+    (void)transfer(1, 1500, size_1k, NULL, &blocked);
+    sctp_send_opts_t pr = {true, 1, 0};
+    (void)transfer(2, 1500, size_small, &pr, &blocked);
+    assert_true(sctp_pair_run(&pair, pair.now + 600000, all_acked));
+    check_send_ring(&pair.end[0].assoc);
+    assert_true(drops.data_packets > 1000);
+}
+
+static void a_shutdown_ack_repeated_after_close_is_answered(void **state)
+{
+    (void)state;
+    /* §9.2: A closes on SHUTDOWN ACK and sends SHUTDOWN COMPLETE, which is lost; B sends
+     * SHUTDOWN ACK again, and A, closed, answers it again (§8.4 5) rather than leaving B to
+     * retransmit until it gives up. */
+    start_dropping(47, BUF, 1000, 0);
+    drops.drop_shutdown_complete = true;
+    assert_int_equal(sctp_shutdown(&pair.end[0].assoc, pair.now), ZQ_OK);
+    sctp_pair_flush(&pair, 0);
+    assert_true(sctp_pair_run(&pair, pair.now + 60000, both_closed));
+    assert_int_equal(drops.dropped, 1);
+    assert_false(pair.end[0].aborted || pair.end[1].aborted);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -637,6 +937,15 @@ int main(void)
         cmocka_unit_test(abort_reaches_the_peer),
         cmocka_unit_test(vanished_peer_ends_the_association_after_max_retransmits),
         cmocka_unit_test(idle_association_stays_up_on_heartbeats),
+        cmocka_unit_test(a_retransmission_lost_again_is_resent_before_t3),
+        cmocka_unit_test(a_stalled_recovery_is_probed_before_t3),
+        cmocka_unit_test(a_lost_sack_after_the_last_retransmission_is_probed),
+        cmocka_unit_test(miss_indications_come_only_from_sacks_acknowledging_new_data),
+        cmocka_unit_test(the_last_chunk_before_the_window_closes_asks_for_an_immediate_sack),
+        cmocka_unit_test(a_data_chunk_with_the_i_bit_is_sacked_at_once),
+        cmocka_unit_test(forward_tsn_is_repeated_only_after_a_round_trip),
+        cmocka_unit_test(retransmission_count_and_flight_match_the_send_ring_under_loss),
+        cmocka_unit_test(a_shutdown_ack_repeated_after_close_is_answered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,13 +101,34 @@ void sctp_pair_read(sctp_pair_t *p, int side)
     }
 }
 
+/* RFC 9260 Appendix B: the CRC32c over the packet with its checksum field zero, stored least
+ * significant byte first. */
+static void reseal(uint8_t *pkt, size_t len)
+{
+    memset(pkt + 8, 0, 4);
+    uint32_t crc = sctp_crc32c(pkt, len);
+    for (int i = 0; i < 4; i++) {
+        pkt[8 + i] = (uint8_t)(crc >> (8 * i));
+    }
+}
+
+static bool filtered(sctp_pair_t *p, int side, uint8_t *pkt, size_t len)
+{
+    if (p->filter == NULL) {
+        return false;
+    }
+    bool drop = p->filter(p, side, pkt, len, p->filter_ctx);
+    reseal(pkt, len);
+    return drop;
+}
+
 static void transmit(sctp_pair_t *p, int side)
 {
     sctp_end_t *e = &p->end[side];
     uint8_t pkt[ZQ_UDP_MAX_DATAGRAM];
     size_t n;
     while ((n = sctp_poll_transmit(&e->assoc, p->now, pkt, sizeof pkt)) > 0) {
-        if (!e->mute) {
+        if (!filtered(p, side, pkt, n) && !e->mute) {
             simnet_send(&p->net, p->now, &e->addr, &p->end[1 - side].addr, pkt, n);
         }
     }

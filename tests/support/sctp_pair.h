@@ -44,10 +44,17 @@ typedef struct {
     bool connected, closed, aborted, restarted;
 } sctp_end_t;
 
+/** Sees every packet an end sends before the network does, and may change it (then its
+ *  CRC32c is made right again); returning true drops it. */
+typedef bool (*sctp_pair_filter_fn)(sctp_pair_t *p, int from, uint8_t *pkt, size_t len,
+                                    void *ctx);
+
 struct sctp_pair {
     simnet_t net;
     uint64_t now;
     sctp_end_t end[2];
+    sctp_pair_filter_fn filter;
+    void *filter_ctx;
 };
 
 /** Sets up both ends with send and receive buffers of @p bufsize bytes (static storage). */

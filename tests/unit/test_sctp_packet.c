@@ -56,6 +56,31 @@ static void crc32c_slicing_matches_bitwise_at_every_length_and_alignment(void **
     }
 }
 
+/* The CPU's CRC32c instruction (where sctp_crc32c() uses it) and the portable tables agree on
+ * every length and alignment, continued from any register value; the table path also against
+ * the bit-at-a-time definition. */
+static void crc32c_instruction_and_tables_agree(void **state)
+{
+    (void)state;
+    static uint8_t buf[1300];
+    for (size_t i = 0; i < sizeof buf; i++) {
+        buf[i] = (uint8_t)(i * 131 + (i >> 7) * 7 + 3);
+    }
+    static const uint32_t starts[] = {0, 0xFFFFFFFFu, 0x12345678u};
+    for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
+        for (size_t off = 0; off < 8; off++) {
+            for (size_t len = 0; len + off <= sizeof buf; len += len < 64 ? 1 : 61) {
+                assert_int_equal(sctp_crc32c_update(starts[s], buf + off, len),
+                                 sctp_crc32c_update_portable(starts[s], buf + off, len));
+            }
+        }
+    }
+    assert_int_equal(sctp_crc32c_update_portable(0, buf, sizeof buf),
+                     crc32c_bitwise(buf, sizeof buf));
+    print_message("    CRC32c on the CPU's instruction here: %s\n",
+                  sctp_crc32c_hardware() ? "yes" : "no (tables)");
+}
+
 static void crc32c_update_continues_a_crc(void **state)
 {
     (void)state;
@@ -486,6 +511,7 @@ int main(void)
         cmocka_unit_test(crc32c_matches_rfc3720_b4_vectors),
         cmocka_unit_test(crc32c_matches_check_value),
         cmocka_unit_test(crc32c_slicing_matches_bitwise_at_every_length_and_alignment),
+        cmocka_unit_test(crc32c_instruction_and_tables_agree),
         cmocka_unit_test(crc32c_update_continues_a_crc),
         cmocka_unit_test(usrsctp_packet_checksum_verifies),
         cmocka_unit_test(any_flipped_bit_fails_the_checksum),

@@ -162,6 +162,10 @@ uint32_t sctp_crc32c(const uint8_t *data, size_t len);
  *  of a then b; sctp_crc32c_update(0, d, n) == sctp_crc32c(d, n). (Added: the packet check
  *  runs over the header with its checksum field as zeros without copying the packet.) */
 uint32_t sctp_crc32c_update(uint32_t crc, const uint8_t *data, size_t len);
+/** The same with the portable table code, whatever the CPU has (for tests and benches). */
+uint32_t sctp_crc32c_update_portable(uint32_t crc, const uint8_t *data, size_t len);
+/** Whether sctp_crc32c() runs on the CPU's CRC32c instruction here (SSE4.2, ARMv8 CRC). */
+bool sctp_crc32c_hardware(void);
 
 /**
  * Reads the common header and checks the CRC32c (skipped if @p check_crc is false).

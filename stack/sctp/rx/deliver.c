@@ -206,6 +206,8 @@ void sctp_handle_data(sctp_assoc_t *a, const sctp_chunk_t *c, bool *immediate_sa
         abort_no_user_data(a);
         return;
     }
+    /* §6.2: the sender asks for this SACK at once (the I bit, §3.3.1). */
+    *immediate_sack |= (d.flags & SCTP_DATA_IMMEDIATE) != 0;
     /* A running average (1/8 weight) of payload sizes, for the window's overhead. */
     a->avg_chunk = (7 * a->avg_chunk + (uint32_t)d.len + 7) / 8;
     if (sctp_tracker_has(a, d.tsn)) {
@@ -238,9 +240,12 @@ void sctp_handle_data(sctp_assoc_t *a, const sctp_chunk_t *c, bool *immediate_sa
     in_rec_t *r = in_at(a, off);
     if (deliverable(r, s) && queue_for_read(a, off, r, s)) {
         a->n_waiting--;
-    }
-    if (a->n_waiting > 0) {
-        sctp_deliver_waiting(a);
+        /* Only a delivery changes what the stream waits for: then what waited behind this
+         * chunk may follow. A chunk that waits itself changes nothing for the others, so
+         * chunks arriving behind a hole do not walk the ring again each. */
+        if (a->n_waiting > 0) {
+            sctp_deliver_waiting(a);
+        }
     }
 }
 

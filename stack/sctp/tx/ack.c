@@ -1,6 +1,10 @@
 /* Acknowledgements (RFC 9260 §6.2.1): a SACK frees what it acknowledges cumulatively, marks
  * what its gap blocks cover, counts miss indications for fast retransmit (§7.2.4), feeds the
- * RTO estimator (§6.3.1, RFC 6298) and grows the congestion window (§7.2.1, §7.2.2). */
+ * RTO estimator (§6.3.1, RFC 6298) and grows the congestion window (§7.2.1, §7.2.2).
+ *
+ * The send ring is in TSN order, so each walk over it stops where the SACK stops saying
+ * anything: with many small chunks in flight, a SACK costs the records it acknowledges, not
+ * the whole flight. */
 #include "stack/sctp/sctp_internal.h"
 
 static out_rec_t *out_at(const sctp_assoc_t *a, uint32_t off)
@@ -30,7 +34,7 @@ static void maybe_time(sctp_assoc_t *a, const out_rec_t *r)
 {
     if (a->rtt_tsn != 0 && r->tsn == a->rtt_tsn) {
         if (r->sends == 1) {
-            sctp_rto_sample(a, sctp_clock(a) - r->sent_at);
+            sctp_rto_sample(a, (uint32_t)(a->now - a->rtt_sent_at));
         }
         a->rtt_tsn = 0;
     }
@@ -49,12 +53,25 @@ static bool in_gap(const sctp_sack_chunk_t *s, uint32_t tsn)
     return false;
 }
 
+/* The highest TSN a SACK reports as received. */
+static uint32_t sack_top(const sctp_sack_chunk_t *s)
+{
+    uint16_t end = 0;
+    for (uint16_t i = 0; i < s->n_gaps; i++) {
+        end = s->gaps[i].end > end ? s->gaps[i].end : end;
+    }
+    return s->cum_tsn + end;
+}
+
 /* What one SACK changed. */
 typedef struct {
-    uint32_t bytes_acked;    /* newly acknowledged, cumulatively or in gaps */
-    uint32_t highest_acked;  /* highest TSN this SACK acknowledges */
+    uint32_t bytes_acked;  /* newly acknowledged, cumulatively or in gaps */
+    uint32_t htna;         /* Highest TSN Newly Acknowledged (§7.2.4) */
+    uint32_t top;          /* highest TSN the SACK reports */
+    uint32_t first_above;  /* ring offset of the first sent record above the cumulative ack */
     bool cum_advanced;
-    bool new_fast_rtx;
+    bool recovering;       /* in Fast Recovery when the SACK arrived */
+    bool loss;             /* chunks newly marked for retransmission */
 } ack_result_t;
 
 static void take_out_of_flight(sctp_assoc_t *a, out_rec_t *r)
@@ -64,50 +81,126 @@ static void take_out_of_flight(sctp_assoc_t *a, out_rec_t *r)
     }
 }
 
-static void ack_record(sctp_assoc_t *a, out_rec_t *r, const sctp_sack_chunk_t *s,
-                       ack_result_t *res)
+/* A chunk acknowledged for the first time. An abandoned one is not credited (RFC 3758 §3.5
+ * A2) and says nothing about what went missing. */
+static void newly_acked(sctp_assoc_t *a, out_rec_t *r, ack_result_t *res)
 {
-    if (tsn_le(r->tsn, s->cum_tsn)) {
-        if (!(r->h.state & (OUT_GAP | OUT_ABANDONED))) {
-            res->bytes_acked += r->len;
-            maybe_time(a, r);
-        }
-        take_out_of_flight(a, r);
-        r->h.state = (uint8_t)((r->h.state & ~(OUT_RTX | OUT_GAP)) | OUT_ACKED);
+    if (r->h.state & OUT_ABANDONED) {
         return;
     }
-    bool gap = in_gap(s, r->tsn);
-    if (gap && !(r->h.state & (OUT_GAP | OUT_ABANDONED))) {
-        res->bytes_acked += r->len;
-        maybe_time(a, r);
-        take_out_of_flight(a, r);
-        r->h.state = (uint8_t)((r->h.state & ~OUT_RTX) | OUT_GAP);
-    } else if (!gap && (r->h.state & OUT_GAP) && !s->truncated) {
-        r->h.state &= (uint8_t)~OUT_GAP; /* the peer reneged (§6.2.1 D iv): outstanding again */
-        a->flight += r->len;
-    }
-    if (gap && tsn_lt(res->highest_acked, r->tsn)) {
-        res->highest_acked = r->tsn;
+    res->bytes_acked += r->len;
+    maybe_time(a, r);
+    if (tsn_lt(res->htna, r->tsn)) {
+        res->htna = r->tsn;
     }
 }
 
-/* §7.2.4: a chunk is missing once three SACKs acknowledged something sent after it. */
-static void count_misses(sctp_assoc_t *a, uint32_t highest_acked, ack_result_t *res)
+static void ack_cumulative(sctp_assoc_t *a, out_rec_t *r, ack_result_t *res)
 {
+    if (!(r->h.state & OUT_GAP)) {
+        newly_acked(a, r, res);
+    }
+    take_out_of_flight(a, r);
+    out_clear_rtx(a, r);
+    r->h.state = (uint8_t)((r->h.state & ~OUT_GAP) | OUT_ACKED);
+}
+
+static void ack_above(sctp_assoc_t *a, out_rec_t *r, const sctp_sack_chunk_t *s,
+                      ack_result_t *res)
+{
+    bool gap = in_gap(s, r->tsn);
+    if (gap && !(r->h.state & (OUT_GAP | OUT_ABANDONED))) {
+        newly_acked(a, r, res);
+        take_out_of_flight(a, r);
+        out_clear_rtx(a, r);
+        r->h.state |= OUT_GAP;
+        a->gap_top = tsn_lt(a->gap_top, r->tsn) ? r->tsn : a->gap_top;
+    } else if (!gap && (r->h.state & OUT_GAP) && !(r->h.state & OUT_ABANDONED) &&
+               !s->truncated) {
+        r->h.state &= (uint8_t)~OUT_GAP; /* the peer reneged (§6.2.1 D iv): outstanding again */
+        a->flight += r->len;
+    }
+}
+
+/* One pass over what the SACK covers: cumulatively acknowledged records, then gap blocks.
+ * Nothing above both the SACK's highest TSN and the highest TSN ever gap-acked can change
+ * (a reneged block only lowers what is acknowledged), so the walk stops there. */
+static void ack_records(sctp_assoc_t *a, const sctp_sack_chunk_t *s, ack_result_t *res)
+{
+    uint32_t stop = tsn_lt(res->top, a->gap_top) ? a->gap_top : res->top;
     for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
          off = sctp_ring_next(&a->out, off)) {
         out_rec_t *r = out_at(a, off);
-        if (!tsn_lt(r->tsn, highest_acked)) {
+        if (!(r->h.state & OUT_SENT) || (r->h.state & OUT_ACKED)) {
+            continue;
+        }
+        if (tsn_le(r->tsn, s->cum_tsn)) {
+            ack_cumulative(a, r, res);
+            continue;
+        }
+        if (res->first_above == SCTP_NO_OFFSET) {
+            res->first_above = off;
+        }
+        if (tsn_lt(stop, r->tsn)) {
             break;
         }
-        if ((r->h.state & (OUT_ACKED | OUT_GAP | OUT_ABANDONED | OUT_RTX | OUT_FAST_DONE)) ||
+        ack_above(a, r, s, res);
+    }
+}
+
+/* §7.2.4 miss indications, by the HTNA rule: a missing chunk is struck by a SACK that newly
+ * acknowledges a chunk sent after it (in Fast Recovery, a SACK that advances the cumulative
+ * ack strikes every chunk it reports missing).
+ *
+ * A retransmitted chunk is struck the same way, counting only chunks first sent after its
+ * retransmission: acknowledgements of what was already in flight when it went out again say
+ * nothing about it. §7.2.4 5 makes a fast-retransmitted chunk ineligible for another Fast
+ * Retransmit, that is another cwnd cut and another packet that ignores cwnd (§7.2.4 2-3, 6);
+ * it does not make the sender blind to its loss until T3-rtx, which at RTO.Min is hundreds of
+ * round trips on a short path. So three such strikes mark it for retransmission again, sent as
+ * cwnd allows, as usrsctp does (fast_retran_tsn) and dcSCTP does (nacks after a
+ * retransmission). */
+static bool struck(const out_rec_t *r, const ack_result_t *res)
+{
+    if (r->sends > 1) {
+        return !tsn_lt(res->htna, r->after_tsn);
+    }
+    if (res->recovering && res->cum_advanced) {
+        return tsn_lt(r->tsn, res->top);
+    }
+    return tsn_lt(r->tsn, res->htna);
+}
+
+static void mark_lost(sctp_assoc_t *a, out_rec_t *r, ack_result_t *res)
+{
+    take_out_of_flight(a, r);
+    out_mark_rtx(a, r);
+    if (r->sends > 1) {
+        a->stats.lost_retransmits++;
+    } else {
+        a->stats.fast_retransmits++;
+    }
+    res->loss = true;
+}
+
+static void count_misses(sctp_assoc_t *a, ack_result_t *res)
+{
+    bool all_missing = res->recovering && res->cum_advanced;
+    uint32_t bound = all_missing && tsn_lt(res->htna, res->top) ? res->top : res->htna;
+    for (uint32_t off = res->first_above; off != SCTP_NO_OFFSET && off != a->unsent_off;
+         off = sctp_ring_next(&a->out, off)) {
+        out_rec_t *r = out_at(a, off);
+        if (!(r->h.state & OUT_SENT)) {
+            continue;
+        }
+        if (!tsn_lt(r->tsn, bound)) {
+            break;
+        }
+        if ((r->h.state & (OUT_ACKED | OUT_GAP | OUT_ABANDONED | OUT_RTX)) || !struck(r, res) ||
             ++r->misses < 3) {
             continue;
         }
-        take_out_of_flight(a, r);
-        r->h.state |= OUT_RTX | OUT_FAST_DONE;
-        a->stats.fast_retransmits++;
-        res->new_fast_rtx = true;
+        mark_lost(a, r, res);
     }
 }
 
@@ -130,7 +223,9 @@ static void grow_cwnd(sctp_assoc_t *a, uint32_t flight_before, uint32_t bytes_ac
     }
 }
 
-static void enter_fast_recovery(sctp_assoc_t *a)
+/* §7.2.4 2, 3 and 6: once per recovery, halve the window (§7.2.3) and let one packet of
+ * retransmissions ignore cwnd; the rest go as cwnd allows. */
+void sctp_enter_fast_recovery(sctp_assoc_t *a)
 {
     if (a->fast_recovery) {
         return;
@@ -140,6 +235,7 @@ static void enter_fast_recovery(sctp_assoc_t *a)
     a->cwnd = a->ssthresh;
     a->partial_bytes_acked = 0;
     a->fast_recovery = true;
+    a->rtx_bypass = true;
     a->recovery_exit = a->next_tsn - 1;
 }
 
@@ -179,11 +275,34 @@ static void release_acked(sctp_assoc_t *a)
  * outstanding chunk is acknowledged; a FORWARD TSN not yet acknowledged counts too. */
 static void manage_t3(sctp_assoc_t *a, bool cum_advanced)
 {
-    bool waiting = a->flight > 0 || tsn_lt(a->cum_ack_tsn, a->adv_peer_ack);
+    bool waiting = a->flight > 0 || a->n_rtx > 0 || tsn_lt(a->cum_ack_tsn, a->adv_peer_ack);
     if (!waiting) {
         a->t3_at = ZQ_TIME_NEVER;
     } else if (cum_advanced || a->t3_at == ZQ_TIME_NEVER) {
         a->t3_at = a->now + a->rto;
+    }
+}
+
+/* RFC 3758 §3.5 F2: a FORWARD TSN the peer has not acted on is sent again once a chunk sent
+ * after it is acknowledged (a round trip later), not on every SACK. */
+static void forward_tsn_overdue(sctp_assoc_t *a, const ack_result_t *res)
+{
+    if (tsn_lt(a->cum_ack_tsn, a->fwd_tsn_sent) && !tsn_lt(res->htna, a->fwd_tsn_after)) {
+        a->need_fwd_tsn = a->peer_forward_tsn;
+    }
+}
+
+static void after_ack(sctp_assoc_t *a, uint32_t flight_before, const ack_result_t *res)
+{
+    if (res->cum_advanced) {
+        a->error_count = 0;
+        if (a->fast_recovery && tsn_le(a->recovery_exit, a->cum_ack_tsn)) {
+            a->fast_recovery = false;
+        }
+        grow_cwnd(a, flight_before, res->bytes_acked);
+    }
+    if (res->loss) {
+        sctp_enter_fast_recovery(a);
     }
 }
 
@@ -200,31 +319,20 @@ void sctp_handle_sack(sctp_assoc_t *a, const sctp_chunk_t *c)
         return;
     }
     uint32_t flight_before = a->flight;
-    ack_result_t res = {0, s.cum_tsn, s.cum_tsn != a->cum_ack_tsn, false};
-    for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
-         off = sctp_ring_next(&a->out, off)) {
-        out_rec_t *r = out_at(a, off);
-        if ((r->h.state & OUT_SENT) && !(r->h.state & OUT_ACKED)) {
-            ack_record(a, r, &s, &res);
-        }
-    }
+    ack_result_t res = {0, a->cum_ack_tsn, sack_top(&s), SCTP_NO_OFFSET,
+                        s.cum_tsn != a->cum_ack_tsn, a->fast_recovery, false};
+    ack_records(a, &s, &res);
     a->cum_ack_tsn = s.cum_tsn;
+    a->gap_top = tsn_lt(a->gap_top, s.cum_tsn) ? s.cum_tsn : a->gap_top;
     if (tsn_lt(a->adv_peer_ack, a->cum_ack_tsn)) {
         a->adv_peer_ack = a->cum_ack_tsn;
     }
-    count_misses(a, res.highest_acked, &res);
-    if (res.cum_advanced) {
-        a->error_count = 0;
-        if (a->fast_recovery && tsn_le(a->recovery_exit, a->cum_ack_tsn)) {
-            a->fast_recovery = false;
-        }
-        grow_cwnd(a, flight_before, res.bytes_acked);
-    }
-    if (res.new_fast_rtx) {
-        enter_fast_recovery(a);
-    }
+    count_misses(a, &res);
+    after_ack(a, flight_before, &res);
     a->peer_rwnd = s.a_rwnd > a->flight ? s.a_rwnd - a->flight : 0;
-    sctp_update_adv_peer_ack(a);
     release_acked(a);
+    forward_tsn_overdue(a, &res);
+    sctp_update_adv_peer_ack(a);
     manage_t3(a, res.cum_advanced);
+    sctp_probe_update(a, res.cum_advanced || res.bytes_acked > 0);
 }

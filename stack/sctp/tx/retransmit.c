@@ -1,6 +1,6 @@
-/* Loss recovery: the T3-rtx timer (RFC 9260 §6.3.3) and partial reliability (RFC 3758): a
- * message whose retransmission limit or lifetime is spent is abandoned, and FORWARD TSN tells
- * the peer to move past it. */
+/* Loss recovery: the T3-rtx timer (RFC 9260 §6.3.3), the probe of a recovery that stalled
+ * before T3-rtx, and partial reliability (RFC 3758): a message whose retransmission limit or
+ * lifetime is spent is abandoned, and FORWARD TSN tells the peer to move past it. */
 #include "stack/sctp/sctp_internal.h"
 #include "zq/log.h"
 
@@ -30,7 +30,7 @@ void sctp_t3_expired(sctp_assoc_t *a)
         out_rec_t *r = out_at(a, off);
         if ((r->h.state & OUT_SENT) &&
             !(r->h.state & (OUT_ACKED | OUT_GAP | OUT_ABANDONED | OUT_RTX))) {
-            r->h.state |= OUT_RTX;
+            out_mark_rtx(a, r);
             a->flight -= r->len;
         }
     }
@@ -38,6 +38,102 @@ void sctp_t3_expired(sctp_assoc_t *a)
         a->need_fwd_tsn = true; /* the FORWARD TSN may have been lost */
     }
     a->t3_at = a->now + a->rto;
+    a->probe_at = ZQ_TIME_NEVER;
+    a->probes = SCTP_PROBES_OFF; /* T3-rtx recovery: no probe until a SACK brings news */
+}
+
+/* ---- Probing a stalled recovery -----------------------------------------------------------
+ *
+ * A send buffer of a dozen chunks holds nothing new once a hole sits at its front: when the
+ * retransmission that fills the hole is lost, or the SACK that reports it filled, nothing is
+ * left in flight to bring another SACK, and only T3-rtx would notice, after RTO.Min (hundreds
+ * of round trips on a short path).
+ *
+ * So while the peer owes a SACK at once, because it holds data above a hole (§6.7), or was
+ * asked to with the I bit (§6.2, transmit.c), or has a FORWARD TSN to act on (a stale one is
+ * answered at once, RFC 3758 §3.6), and there is thus no delayed SACK to wait for, a sender
+ * that hears nothing new for a probe timeout sends what the peer misses first again, in one
+ * packet that ignores cwnd, like TCP's tail loss probe
+ * (RFC 8985 §7: PTO = 2 SRTT, with its draft's 10 ms floor). Either way a SACK comes back (a
+ * duplicate is reported at once, §6.2). A probe is a loss signal: outside Fast Recovery it
+ * enters it (the window halves once, §7.2.3). Unanswered probes back off (PTO doubles, as RFC
+ * 8961 asks of a time-based loss detector), and T3-rtx stays the last resort, not restarted by
+ * probes, with its own backoff and window collapse (§6.3.3). */
+
+#define PROBE_MIN_MS 10u
+#define PROBE_MAX_SHIFT 6u
+
+static uint64_t probe_deadline(const sctp_assoc_t *a)
+{
+    uint32_t pto = 2 * a->srtt > PROBE_MIN_MS ? 2 * a->srtt : PROBE_MIN_MS;
+    uint32_t shift = a->probes < PROBE_MAX_SHIFT ? a->probes : PROBE_MAX_SHIFT;
+    return a->now + ((uint64_t)pto << shift);
+}
+
+void sctp_probe_update(sctp_assoc_t *a, bool progress)
+{
+    bool hole = tsn_lt(a->cum_ack_tsn, a->gap_top);
+    bool skip = tsn_lt(a->cum_ack_tsn, a->adv_peer_ack) && a->peer_forward_tsn;
+    bool owed = tsn_lt(a->cum_ack_tsn, a->asked_tsn);
+    if (!hole && !skip && !owed) {
+        a->probe_at = ZQ_TIME_NEVER; /* neither: the peer may be delaying its SACK */
+        a->probes = 0;
+        return;
+    }
+    if (progress) {
+        a->probes = 0;
+        a->probe_at = probe_deadline(a);
+    } else if (a->probe_at == ZQ_TIME_NEVER && a->probes != SCTP_PROBES_OFF) {
+        a->probe_at = probe_deadline(a);
+    }
+}
+
+void sctp_probe_asked(sctp_assoc_t *a, uint32_t tsn)
+{
+    a->asked_tsn = tsn;
+    if (a->probe_at == ZQ_TIME_NEVER && a->probes != SCTP_PROBES_OFF) {
+        a->probe_at = probe_deadline(a);
+    }
+}
+
+/* Marks the earliest missing chunk for a probe; false if none is missing. */
+static bool mark_probe(sctp_assoc_t *a)
+{
+    for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
+         off = sctp_ring_next(&a->out, off)) {
+        out_rec_t *r = out_at(a, off);
+        if (!(r->h.state & OUT_SENT) || (r->h.state & (OUT_ACKED | OUT_GAP | OUT_ABANDONED))) {
+            continue;
+        }
+        if (!(r->h.state & OUT_RTX)) {
+            a->flight -= r->len; /* marked for retransmission: out of flight */
+            out_mark_rtx(a, r);
+        }
+        return true;
+    }
+    return false;
+}
+
+/* What the peer misses first goes again: the earliest missing chunk or, when the chunks it
+ * misses first were abandoned, the FORWARD TSN (a duplicate a round trip later, as RFC 3758
+ * §3.5 F2 allows). */
+void sctp_probe_expired(sctp_assoc_t *a)
+{
+    if (a->state < SCTP_STATE_ESTABLISHED || a->probes == SCTP_PROBES_OFF) {
+        return;
+    }
+    if (tsn_lt(a->cum_ack_tsn, a->adv_peer_ack) && a->peer_forward_tsn) {
+        a->need_fwd_tsn = true;
+    } else if (mark_probe(a)) {
+        sctp_enter_fast_recovery(a);
+        a->rtx_bypass = true;
+        a->rtx_probe = true;
+    } else {
+        return;
+    }
+    a->probes = (uint8_t)(a->probes + (a->probes < PROBE_MAX_SHIFT));
+    a->stats.tail_probes++;
+    a->probe_at = probe_deadline(a);
 }
 
 /* The record of the first fragment of the message @p off belongs to (fragments of a message
@@ -63,13 +159,17 @@ static void abandon_record(sctp_assoc_t *a, out_rec_t *r)
         if (!(r->h.state & (OUT_ACKED | OUT_GAP | OUT_RTX))) {
             a->flight -= r->len;
         }
+        if (r->tsn == a->rtt_tsn) {
+            a->rtt_tsn = 0; /* never acknowledged as itself: time the next chunk (§6.3.1 C1) */
+        }
     } else {
         sctp_stream_t *s = sctp_stream_find(a, r->stream);
         if (s != NULL) {
             sctp_stream_unsent_changed(a, s, -(int32_t)r->len);
         }
     }
-    r->h.state = (uint8_t)((r->h.state & ~OUT_RTX) | OUT_ABANDONED);
+    out_clear_rtx(a, r);
+    r->h.state |= OUT_ABANDONED;
 }
 
 /* Whether the peer holds some of the message @p off belongs to. */
@@ -138,7 +238,9 @@ void sctp_update_adv_peer_ack(sctp_assoc_t *a)
         }
         a->adv_peer_ack = r->tsn;
     }
-    if (tsn_lt(a->cum_ack_tsn, a->adv_peer_ack)) {
+    /* C3: a FORWARD TSN once the point moves past what the last one said; the same one again
+     * only after a round trip (tx/ack.c) or T3-rtx (A5), as F2's implementation note allows. */
+    if (tsn_lt(a->cum_ack_tsn, a->adv_peer_ack) && tsn_lt(a->fwd_tsn_sent, a->adv_peer_ack)) {
         a->need_fwd_tsn = a->peer_forward_tsn;
     }
 }
@@ -153,8 +255,11 @@ static void collect_forward_tsn(const sctp_assoc_t *a, sctp_forward_tsn_chunk_t 
     for (uint32_t off = sctp_ring_first(&a->out); off != SCTP_NO_OFFSET && off != a->unsent_off;
          off = sctp_ring_next(&a->out, off)) {
         const out_rec_t *r = out_at(a, off);
-        if (!(r->h.state & OUT_SENT) || tsn_lt(a->adv_peer_ack, r->tsn)) {
+        if (!(r->h.state & OUT_SENT)) {
             continue;
+        }
+        if (tsn_lt(a->adv_peer_ack, r->tsn)) {
+            break; /* the ring is in TSN order: nothing further is skipped */
         }
         if (!(r->h.state & OUT_ABANDONED) || (r->data_flags & SCTP_DATA_UNORDERED)) {
             continue;
@@ -189,6 +294,8 @@ void sctp_write_forward_tsn(sctp_assoc_t *a, zq_writer_t *w)
     collect_forward_tsn(a, &f);
     sctp_forward_tsn_write(w, &f);
     a->need_fwd_tsn = false;
+    a->fwd_tsn_sent = f.new_cum_tsn;
+    a->fwd_tsn_after = a->next_tsn;
     if (a->t3_at == ZQ_TIME_NEVER) {
         a->t3_at = a->now + a->rto; /* retransmitted on T3 until acknowledged */
     }
