@@ -147,9 +147,13 @@ zq_err_t peer_close_channel(peer_t *p, uint64_t now, uint16_t channel)
     return dc_close(&p->dc, now, channel);
 }
 
+/* dc_read() handles any DCEP that came before the message: its events go out with it, so a
+ * channel opened by an OPEN or ACK in the same read is known open when its message is seen. */
 bool peer_read(peer_t *p, uint64_t now, dc_message_t *msg)
 {
-    return p->state == PEER_STATE_CONNECTED && dc_read(&p->dc, now, msg);
+    bool got = p->state == PEER_STATE_CONNECTED && dc_read(&p->dc, now, msg);
+    peer_pump_channel_events(p);
+    return got;
 }
 
 const dc_channel_t *peer_channel(const peer_t *p, uint16_t channel)

@@ -15,5 +15,8 @@ void peer_fail(peer_t *p, peer_failure_t why);
 void peer_advance(peer_t *p, uint64_t now);
 /* Drains ICE, DTLS, SCTP and channel events into the peer's own. */
 void peer_pump(peer_t *p, uint64_t now);
+/** Turns the data channel layer's events into peer events; touches nothing else (in
+ *  particular not the association's read queue, whose last piece may be on loan). */
+void peer_pump_channel_events(peer_t *p);
 
 #endif

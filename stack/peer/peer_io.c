@@ -136,6 +136,14 @@ static void pump_sctp(peer_t *p, uint64_t now)
             break; /* RESTARTED: the channels closed; the association goes on */
         }
     }
+    if (p->sctp_started) {
+        dc_pump(&p->dc, now); /* DCEP as it arrives: a channel is open before its data is read */
+    }
+    peer_pump_channel_events(p);
+}
+
+void peer_pump_channel_events(peer_t *p)
+{
     dc_event_t dev;
     while (p->sctp_started && dc_poll_event(&p->dc, &dev)) {
         peer_event_type_t type = dev.type == DC_EVENT_OPEN     ? PEER_EVENT_CHANNEL_OPEN

@@ -400,6 +400,19 @@ static bool user_message(dc_t *dc, uint64_t now, const sctp_message_t *m, dc_mes
     return true;
 }
 
+void dc_pump(dc_t *dc, uint64_t now)
+{
+    if (dc->n_ack_pending > 0) {
+        send_pending_acks(dc, now);
+    }
+    uint32_t ppid;
+    sctp_message_t m;
+    while (sctp_next_ppid(dc->assoc, &ppid) && ppid == DC_PPID_DCEP &&
+           sctp_read(dc->assoc, &m)) {
+        handle_dcep(dc, now, &m);
+    }
+}
+
 bool dc_read(dc_t *dc, uint64_t now, dc_message_t *msg)
 {
     if (dc->n_ack_pending > 0) {

@@ -178,6 +178,15 @@ zq_err_t dc_close(dc_t *dc, uint64_t now, uint16_t id);
 bool dc_read(dc_t *dc, uint64_t now, dc_message_t *msg);
 
 /**
+ * Handles the DCEP messages at the front of the association's read queue, so that an OPEN or
+ * ACK becomes DC_EVENT_OPEN when it arrives rather than when the application next reads (it
+ * may not read a channel it has not heard of). DCEP behind unread application data waits for
+ * dc_read(): a channel's OPEN and its first data share a stream (RFC 8832 §6) and keep their
+ * order. Call after each input; it may end the loan of the last piece dc_read() returned.
+ */
+void dc_pump(dc_t *dc, uint64_t now);
+
+/**
  * Feeds one association event through the channel layer (stream resets become channel
  * closes, WRITABLE per stream becomes BUFFERED_LOW). Returns true if the event also matters
  * to the caller as it is (CONNECTED, RESTARTED, CLOSED, ABORTED, association-wide WRITABLE).

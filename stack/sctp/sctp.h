@@ -356,6 +356,11 @@ bool sctp_poll_event(sctp_assoc_t *a, sctp_event_t *ev);
  *  the association. @return false when nothing is deliverable now. */
 bool sctp_read(sctp_assoc_t *a, sctp_message_t *msg);
 
+/** The PPID of the piece sctp_read() would return next, without taking it; false when the
+ *  read queue is empty. Lets a layer above take its own control messages (DCEP) as they
+ *  arrive while leaving the application's for the application. */
+bool sctp_next_ppid(const sctp_assoc_t *a, uint32_t *ppid);
+
 /**
  * Queues one message (@p len >= 1; RFC 9260 §6.1 forbids empty DATA, so RFC 8831 sends empty
  * messages as one byte with PPID 56/57 and the caller does that).

@@ -24,6 +24,9 @@ typedef struct {
     unsigned long messages;
     uint32_t crc;
     peer_failure_t failure;
+    bool not_reading;       /* the application does not call peer_read() */
+    bool greet_on_open;     /* sends "hello" the moment a channel opens */
+    bool read_before_open;  /* a message was read on a channel not yet reported open */
 } side_t;
 
 static side_t sides[2];
@@ -39,13 +42,12 @@ static int setup(void **state)
     return 0;
 }
 
+/* Events, then messages, then output: what the application sends in answer to an event goes
+ * in the same packet as what the stack had queued (a DCEP ACK and a greeting). */
 static void pump(int i)
 {
     side_t *s = &sides[i];
     peer_transmit_t tx;
-    while (peer_poll_transmit(&s->pc, now, &tx)) {
-        simnet_send(&net, now, &tx.local, &tx.remote, tx.data, tx.len);
-    }
     peer_event_t ev;
     while (peer_poll_event(&s->pc, &ev)) {
         switch (ev.type) {
@@ -55,6 +57,11 @@ static void pump(int i)
         case PEER_EVENT_CHANNEL_OPEN:
             s->channels_open++;
             s->channel = ev.channel;
+            if (s->greet_on_open) {
+                assert_int_equal(peer_send(&s->pc, now, ev.channel, (const uint8_t *)"hello", 5,
+                                           false),
+                                 ZQ_OK);
+            }
             break;
         case PEER_EVENT_CHANNEL_CLOSED:
             s->channels_closed++;
@@ -71,11 +78,11 @@ static void pump(int i)
         }
     }
     dc_message_t m;
-    while (peer_read(&s->pc, now, &m)) {
+    while (!s->not_reading && peer_read(&s->pc, now, &m)) {
+        s->read_before_open |= s->channels_open == 0;
         s->crc = zq_crc32_update(s->crc, m.data, m.len);
         s->messages += m.last;
     }
-    /* Messages and events can produce output: send it now. */
     while (peer_poll_transmit(&s->pc, now, &tx)) {
         simnet_send(&net, now, &tx.local, &tx.remote, tx.data, tx.len);
     }
@@ -183,6 +190,37 @@ static void exchange_10000(void)
     run(now + 20000, NULL);
     assert_int_equal(sides[1].messages, 10000);
     assert_int_equal(sides[1].crc, crc);
+}
+
+/* RFC 8832 §6: the channel opens on DATA_CHANNEL_OPEN (answerer) and DATA_CHANNEL_ACK
+ * (opener). Both must surface as they arrive: an application reads the channels it knows. */
+static void a_channel_is_reported_open_without_the_application_reading(void **state)
+{
+    (void)state;
+    connect(11, (simnet_impairment_t){0}, ICE_MODE_FULL, ICE_MODE_LITE);
+    sides[0].not_reading = sides[1].not_reading = true;
+    uint16_t id;
+    assert_int_equal(peer_open_channel(&sides[0].pc, now, "t", "", DC_RELIABLE, 0, &id), ZQ_OK);
+    pump(0);
+    assert_true(run(now + 1000, channel_ready));
+}
+
+/* RFC 8832 §6: a peer may send on a channel right after its ACK (here in the same packet).
+ * The opener reads only once both have arrived: the channel must be known open by then. */
+static void a_message_behind_the_ack_is_read_on_an_open_channel(void **state)
+{
+    (void)state;
+    connect(12, (simnet_impairment_t){0}, ICE_MODE_FULL, ICE_MODE_LITE);
+    sides[1].greet_on_open = true;
+    sides[0].not_reading = true;
+    uint16_t id;
+    assert_int_equal(peer_open_channel(&sides[0].pc, now, "t", "", DC_RELIABLE, 0, &id), ZQ_OK);
+    pump(0);
+    run(now + 200, NULL);
+    sides[0].not_reading = false;
+    pump(0);
+    assert_int_equal(sides[0].messages, 1);
+    assert_false(sides[0].read_before_open);
 }
 
 static bool both_closed(void)
@@ -319,6 +357,8 @@ int main(void)
         cmocka_unit_test(full_agent_offers_to_lite_device_and_10000_messages_flow),
         cmocka_unit_test(lite_device_offers_to_full_agent),
         cmocka_unit_test(full_agents_connect_through_loss),
+        cmocka_unit_test(a_channel_is_reported_open_without_the_application_reading),
+        cmocka_unit_test(a_message_behind_the_ack_is_read_on_an_open_channel),
         cmocka_unit_test(closing_the_connection_reaches_the_peer),
         cmocka_unit_test(answer_with_a_wrong_fingerprint_fails_dtls),
         cmocka_unit_test(garbage_offer_is_refused_with_a_reason),

@@ -293,6 +293,15 @@ bool sctp_read(sctp_assoc_t *a, sctp_message_t *msg)
     return true;
 }
 
+bool sctp_next_ppid(const sctp_assoc_t *a, uint32_t *ppid)
+{
+    if (a->rq_count == 0) {
+        return false;
+    }
+    *ppid = in_at(a, a->read_queue[a->rq_head])->ppid;
+    return true;
+}
+
 /* ---- FORWARD TSN (RFC 3758 §3.6) ---------------------------------------------------------- */
 
 /* Ends a message whose first pieces were delivered and whose rest the sender abandoned. */
