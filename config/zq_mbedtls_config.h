@@ -8,8 +8,9 @@
  * write (self-signed identity) and parse (the peer's certificate), and an allocator over a
  * static arena (MBEDTLS_MEMORY_BUFFER_ALLOC_C), so the node runs with zero heap after init.
  *
- * Used by the host build and the cross-compiled footprint builds. ZQ_MBEDTLS_HOST (set by the
- * host CMake build only) adds what tests and tools need and a device does not.
+ * Used by the host build and the cross-compiled footprint builds. ZQ_MBEDTLS_HOST (set by
+ * CMake wherever the tests are built: natively, or for a qemu-user target) adds what tests and
+ * tools need and a device does not.
  */
 #ifndef ZQ_MBEDTLS_CONFIG_H
 #define ZQ_MBEDTLS_CONFIG_H
