@@ -15,9 +15,10 @@
  *   lookup takes O(1) probes expected (about 4 for a miss at that load, Knuth 6.4).
  * - A sweep costs O(W) (clear 2W slots, reinsert W keys) once per W/4 inserts: O(1) amortised,
  *   about 12 slot writes per insert; the one insert that triggers it pays O(W).
- * - The keys are public hashes (brk_dedup_key() has no secret), so a peer that grinds ids can
- *   make its keys share home slots; that costs at most 2W probes per lookup, never a
- *   failure, and it can only collide with another sender's key by a 64-bit collision.
+ * - The keys are public hashes (brk_dedup_key() has no secret, so a key is the same on every
+ *   target), but a key's home slot mixes in the window's secret seed: a peer that grinds ids
+ *   cannot aim them at one slot. Were the seed known, the worst would be 2W probes per lookup,
+ *   never a failure; a key collides with another sender's only by a 64-bit collision.
  */
 #include "broker/dedup.h"
 
@@ -32,9 +33,10 @@
 #define FNV64_OFFSET 0xCBF29CE484222325ULL
 #define FNV64_PRIME 0x100000001B3ULL
 
-void brk_dedup_init(brk_dedup_t *d)
+void brk_dedup_init(brk_dedup_t *d, uint64_t seed)
 {
     memset(d, 0, sizeof *d);
+    d->seed = seed;
 }
 
 static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n)
@@ -87,7 +89,7 @@ uint64_t brk_dedup_key(const uint8_t *identity, size_t identity_len, const char 
 static uint32_t probe(const brk_dedup_t *d, uint64_t key, bool *found)
 {
     uint32_t free_slot = SLOTS;
-    uint32_t i = (uint32_t)key & (SLOTS - 1);
+    uint32_t i = (uint32_t)avalanche(key ^ d->seed) & (SLOTS - 1);
     for (uint32_t n = 0; n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
         uint64_t slot = d->table[i];
         if (slot == key) {

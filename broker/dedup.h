@@ -25,11 +25,14 @@ _Static_assert(ZQ_BRK_DEDUP_WINDOW >= 16 && (ZQ_BRK_DEDUP_WINDOW & (ZQ_BRK_DEDUP
 typedef struct {
     uint64_t fifo[ZQ_BRK_DEDUP_WINDOW];      /* keys in insertion order (a ring) */
     uint64_t table[2 * ZQ_BRK_DEDUP_WINDOW]; /* open addressing; 0 = empty, 1 = deleted */
+    uint64_t seed;                           /* secret: mixed into each key's home slot */
     uint32_t head;                           /* oldest key's slot in fifo */
     uint32_t count;
 } brk_dedup_t;
 
-void brk_dedup_init(brk_dedup_t *d);
+/** An empty window. @p seed should be random and kept secret (the broker draws it at init):
+ *  it decides where keys live in the table, so that no sender can crowd one slot. */
+void brk_dedup_init(brk_dedup_t *d, uint64_t seed);
 
 /** The key of a message: a 64-bit hash (FNV-1a 64 or better, well mixed; never 0 or 1) of the
  *  sender's identity bytes, the id bytes and the retry count. */

@@ -7,7 +7,9 @@
 
 void brk_subs_init(brk_t *b)
 {
-    brk_dedup_init(&b->subs.dedup);
+    uint64_t seed = 0;
+    (void)zq_rand_bytes(&b->cfg.rand, &seed, sizeof seed); /* a failed RNG leaves 0: still works */
+    brk_dedup_init(&b->subs.dedup, seed);
 }
 
 /* ---- Subscriptions -------------------------------------------------------------------------- */

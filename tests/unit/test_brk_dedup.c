@@ -36,7 +36,7 @@ static uint64_t key_str(const char *identity, const char *id, uint32_t retry)
 static void duplicate_is_detected(void **state)
 {
     (void)state;
-    brk_dedup_init(&dedup);
+    brk_dedup_init(&dedup, 0x5EED);
     uint64_t k = key_str("9a1f03c4b2e8d7a6", "3b241101", 0);
     assert_false(brk_dedup_seen(&dedup, k));
     assert_true(brk_dedup_seen(&dedup, k));
@@ -47,7 +47,7 @@ static void duplicate_is_detected(void **state)
 static void window_forgets_oldest_key_first(void **state)
 {
     (void)state;
-    brk_dedup_init(&dedup);
+    brk_dedup_init(&dedup, 0x5EED);
     for (uint64_t n = 0; n < W; n++) {
         assert_false(brk_dedup_seen(&dedup, key_of(n)));
     }
@@ -66,7 +66,7 @@ static void window_forgets_oldest_key_first(void **state)
 static void seeing_a_duplicate_does_not_refresh_it(void **state)
 {
     (void)state;
-    brk_dedup_init(&dedup);
+    brk_dedup_init(&dedup, 0x5EED);
     for (uint64_t n = 0; n < W; n++) {
         brk_dedup_seen(&dedup, key_of(n));
     }
@@ -78,7 +78,7 @@ static void seeing_a_duplicate_does_not_refresh_it(void **state)
 static void identity_is_part_of_the_key(void **state)
 {
     (void)state;
-    brk_dedup_init(&dedup);
+    brk_dedup_init(&dedup, 0x5EED);
     uint64_t a = key_str("9a1f03c4b2e8d7a6", "msg-1", 0);
     uint64_t b = key_str("0c77e1d25f0c9a2e", "msg-1", 0);
     assert_true(a != b);
@@ -117,7 +117,7 @@ static void key_is_never_a_reserved_slot_value(void **state)
 static void raw_keys_zero_and_one_are_still_remembered(void **state)
 {
     (void)state;
-    brk_dedup_init(&dedup);
+    brk_dedup_init(&dedup, 0x5EED);
     assert_false(brk_dedup_seen(&dedup, 0));
     assert_true(brk_dedup_seen(&dedup, 0));
     assert_false(brk_dedup_seen(&dedup, 1));
@@ -180,7 +180,7 @@ static bool ref_seen(uint64_t pool_id)
 static void heavy_churn_agrees_with_a_reference_and_keeps_probes_short(void **state)
 {
     (void)state;
-    brk_dedup_init(&dedup);
+    brk_dedup_init(&dedup, 0x5EED);
     memset(ref.inserted_at, 0xFF, sizeof ref.inserted_at);
     ref.inserts = 0;
     test_rand_t r;
@@ -215,11 +215,31 @@ static void heavy_churn_agrees_with_a_reference_and_keeps_probes_short(void **st
     assert_true(longest <= 8 * log2_slots);
 }
 
+/* Keys a sender ground to share their low bits (the home slot of an unseeded table) spread
+ * over the table: where a key lives depends on the window's secret seed, not on the key alone. */
+static void keys_aimed_at_one_slot_spread_under_the_seed(void **state)
+{
+    (void)state;
+    brk_dedup_init(&dedup, 0x5EED);
+    for (uint64_t n = 0; n < W; n++) {
+        assert_false(brk_dedup_seen(&dedup, 2 + n * SLOTS)); /* all equal modulo SLOTS */
+    }
+    table_shape_t s = shape(&dedup);
+    assert_int_equal(s.live, W);
+    assert_true(s.longest_run < W / 4); /* one shared home slot would make a run of W */
+    brk_dedup_t other;
+    brk_dedup_init(&other, 0x5EED + 1);
+    for (uint64_t n = 0; n < W; n++) {
+        (void)brk_dedup_seen(&other, 2 + n * SLOTS);
+    }
+    assert_memory_not_equal(dedup.table, other.table, sizeof dedup.table);
+}
+
 /* dedup.c rebuilds the table every W/4 evictions: tombstones never pass that, insert by insert. */
 static void tombstones_are_swept_before_they_pile_up(void **state)
 {
     (void)state;
-    brk_dedup_init(&dedup);
+    brk_dedup_init(&dedup, 0x5EED);
     for (uint64_t n = 0; n < 4 * W; n++) {
         assert_false(brk_dedup_seen(&dedup, key_of(n)));
         table_shape_t s = shape(&dedup);
@@ -245,6 +265,7 @@ int main(void)
         cmocka_unit_test(raw_keys_zero_and_one_are_still_remembered),
         cmocka_unit_test(heavy_churn_agrees_with_a_reference_and_keeps_probes_short),
         cmocka_unit_test(tombstones_are_swept_before_they_pile_up),
+        cmocka_unit_test(keys_aimed_at_one_slot_spread_under_the_seed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
