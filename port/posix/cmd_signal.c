@@ -130,23 +130,47 @@ static int parse_options(int argc, char **argv, signal_options_t *o)
     return -1;
 }
 
+/* Reads all of @p fd into buf[0..cap), in as many reads as it takes (a pipe gives a little at
+ * a time); stops at cap. Returns the byte count, or -1 on a read error. */
+static ssize_t read_all(int fd, uint8_t *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return n < 0 ? -1 : (ssize_t)got;
+        }
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
 /* The HMAC key: the file's bytes, less one trailing newline (as `echo secret > FILE` adds). */
 static int read_key(const char *path, uint8_t *key, size_t *len)
 {
+    uint8_t buf[KEY_MAX + 2]; /* one byte more than a key and its newline: too long */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    ssize_t n = fd < 0 ? -1 : read_all(fd, buf, sizeof buf);
+    if (n < 0) {
+        int err = errno;
+        if (fd >= 0) {
+            (void)close(fd);
+        }
         return zq_cli_usage_error("signal", "cannot read --token-key-file '%s': %s", path,
-                                  strerror(errno));
+                                  strerror(err));
     }
-    ssize_t n = read(fd, key, KEY_MAX + 1);
     (void)close(fd);
-    if (n > 0 && key[n - 1] == '\n') {
+    if (n > 0 && buf[n - 1] == '\n') {
         n--;
     }
     if (n <= 0 || n > KEY_MAX) {
         return zq_cli_usage_error("signal", "--token-key-file '%s' must hold 1 to %d bytes",
                                   path, KEY_MAX);
     }
+    memcpy(key, buf, (size_t)n);
     *len = (size_t)n;
     return -1;
 }

@@ -68,6 +68,7 @@ int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t 
     srv->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (srv->epfd < 0) {
         zq_port_tcp_close(srv->listener);
+        srv->listener = ZQ_SOCKET_INVALID; /* run_server closes what is still open */
         return zq_cli_fail("signal", "epoll_create1: %s", strerror(errno));
     }
     signal_ep_set(srv, EPOLL_CTL_ADD, srv->listener, signal_ep_tag(TAG_LISTENER, 0), EPOLLIN);

@@ -996,6 +996,27 @@ static void help_exits_0_and_usage_errors_exit_2(void **state)
     assert_int_equal(run_zq(no_key, out, sizeof out, err, sizeof err), 2);
 }
 
+/* A key is 1 to 1024 bytes and one optional newline; a longer file is refused whole, even when
+ * a newline happens to fall right after its 1024th byte. */
+static void a_key_file_longer_than_a_key_is_refused(void **state)
+{
+    (void)state;
+    static char text[2000];
+    memset(text, 'k', sizeof text);
+    text[1024] = '\n';
+    char key_path[128];
+    (void)snprintf(key_path, sizeof key_path, "%s/long.key", tmp);
+    static char out[256];
+    static char err[1024];
+    const char *const print[] = {"signal", "--print-token", "lab", "--token-key-file", key_path,
+                                 NULL};
+    write_file(key_path, text, sizeof text);
+    assert_int_equal(run_zq(print, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "1 to 1024 bytes"));
+    write_file(key_path, text, 1025); /* exactly a key and its newline */
+    assert_int_equal(run_zq(print, out, sizeof out, err, sizeof err), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1027,6 +1048,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest other_tests[] = {
         cmocka_unit_test(an_upgrade_from_an_origin_not_allowed_gets_403),
         cmocka_unit_test(a_join_without_a_valid_token_is_refused_and_a_printed_token_works),
+        cmocka_unit_test(a_key_file_longer_than_a_key_is_refused),
         cmocka_unit_test(a_client_that_never_answers_pings_is_dropped_and_a_live_one_stays),
         cmocka_unit_test(clients_beyond_the_bound_get_503_and_two_hundred_join_and_leave),
         cmocka_unit_test(a_busy_port_exits_1_saying_so),
