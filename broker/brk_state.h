@@ -236,6 +236,8 @@ typedef struct {
     uint32_t lost_announced;     /* seq ranges announced to subscribers */
     uint32_t undelivered;        /* QoS 1 messages given up with a lingering receiver */
     uint32_t jobs_done, jobs_failed, jobs_dead, jobs_redelivered;
+    uint32_t jobs_busy;          /* refused by a consumer without room: handed out again */
+    uint32_t jobs_refused;       /* consumer side: jobs we had no room for, sent back busy */
     uint32_t requests_retried, requests_failed;
     uint32_t peers_timed_out;    /* dropped after silence_ms */
 } brk_stats_t;

@@ -63,7 +63,7 @@ zq_err_t brk_consume(brk_t *b, uint64_t now, const char *queue, uint32_t credit)
 
 /* The credit a producer may use now: what the application allows minus what it holds. Every
  * producer is told the same number, so a burst can overshoot; a job beyond our room is
- * refused (a nack) and goes elsewhere. */
+ * refused as busy, which the producer hands out again without counting an attempt. */
 static uint32_t credit_now(const brk_t *b, int queue)
 {
     uint32_t held = held_count(b, queue);
@@ -104,12 +104,15 @@ static brk_held_t *free_held(brk_t *b)
     return NULL;
 }
 
-/* A job we cannot take goes back at once (a nack: the producer counts it as an attempt). */
+/* A job we have no room for goes back at once, as busy: the job did not fail here, so it must
+ * not cost an attempt (two producers each using the credit we told both would otherwise
+ * dead-letter jobs nobody ever ran). */
 static void refuse(brk_t *b, uint64_t now, uint8_t slot, json_value_t id)
 {
     json_writer_t w;
+    b->stats.jobs_refused++;
     brk_frame_begin(b, &w);
-    brk_done_write(&w, id.p + 1, id.len - 2, false);
+    brk_done_write(&w, id.p + 1, id.len - 2, BRK_DONE_BUSY);
     (void)brk_send_frame(b, now, slot, &w);
 }
 
@@ -188,7 +191,7 @@ zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok)
     if (!h->zeroq && b->peers[h->peer].open) {
         json_writer_t w;
         brk_frame_begin(b, &w);
-        brk_done_write(&w, h->id, strlen(h->id), ok);
+        brk_done_write(&w, h->id, strlen(h->id), ok ? BRK_DONE_OK : BRK_DONE_FAILED);
         zq_err_t err = brk_send_frame(b, now, (uint8_t)h->peer, &w);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             brk_note_blocked(b);

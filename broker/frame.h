@@ -185,10 +185,16 @@ void brk_ready_write(json_writer_t *w, const char *queue, size_t queue_len, uint
 typedef struct {
     json_value_t id; /**< string, non-empty */
     bool ok;
+    bool busy;       /**< a nack for lack of room: not an attempt (only with !ok) */
 } brk_done_t;
 
+/** How a consumer is done with a job: acked, failed (an attempt), or not taken for lack of
+ *  room (credit overshoot: the job goes back without costing an attempt). */
+typedef enum { BRK_DONE_OK, BRK_DONE_FAILED, BRK_DONE_BUSY } brk_done_outcome_t;
+
 zq_err_t brk_done_read(json_value_t obj, brk_done_t *out);
-void brk_done_write(json_writer_t *w, const char *id, size_t id_len, bool ok);
+void brk_done_write(json_writer_t *w, const char *id, size_t id_len,
+                    brk_done_outcome_t outcome);
 
 /* ---- dlq, dlq_jobs (frame_dlq.c; PROTOCOL.md §6) ----------------------------------------- */
 

@@ -159,6 +159,18 @@ static void attempt_failed(brk_t *b, brk_job_t *j)
     b->stats.jobs_redelivered++;
 }
 
+/* The consumer had no room after all (it tells every producer the same credit): the job goes
+ * back as it was, no attempt counted, and that consumer gets nothing more until its next ready
+ * says it has room. */
+static void not_taken(brk_t *b, uint64_t now, uint8_t slot, brk_job_t *j)
+{
+    b->peers[slot].credit[j->queue] = 0;
+    j->peer = -1;
+    j->state = BRK_JOB_WAITING;
+    b->stats.jobs_busy++;
+    brk_jobs_pump(b, now);
+}
+
 /* ---- Handing jobs out --------------------------------------------------------------------- */
 
 static bool can_take(const brk_t *b, uint8_t slot, const brk_job_t *j, bool avoid)
@@ -262,7 +274,6 @@ void brk_on_ready(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
 
 void brk_on_done(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
 {
-    (void)now;
     brk_done_t d;
     if (brk_done_read(obj, &d) != ZQ_OK) {
         b->stats.rx_malformed++;
@@ -275,6 +286,8 @@ void brk_on_done(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
     if (d.ok) {
         b->stats.jobs_done++;
         remove_job(b, j);
+    } else if (d.busy) {
+        not_taken(b, now, slot, j);
     } else {
         b->stats.jobs_failed++;
         attempt_failed(b, j);

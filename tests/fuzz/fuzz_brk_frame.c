@@ -225,9 +225,10 @@ static void fuzz_done(json_value_t doc)
     }
     size_t len = unescape(d.id, name);
     json_writer_t *w = start(text);
-    brk_done_write(w, name, len, d.ok);
+    brk_done_write(w, name, len,
+                   d.ok ? BRK_DONE_OK : d.busy ? BRK_DONE_BUSY : BRK_DONE_FAILED);
     check(brk_done_read(reparse(w, BRK_FRAME_DONE), &back) == ZQ_OK);
-    check(json_string_equals_n(back.id, name, len) && back.ok == d.ok);
+    check(json_string_equals_n(back.id, name, len) && back.ok == d.ok && back.busy == d.busy);
 }
 
 static void fuzz_dlq(json_value_t doc)

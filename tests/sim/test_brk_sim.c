@@ -200,6 +200,71 @@ static void jobs_are_processed_exactly_once_across_five_competing_consumers(void
     assert_int_equal(brk_stats(broker(0))->jobs_redelivered, 0);
 }
 
+static uint32_t held_jobs[64];
+static unsigned n_held_jobs;
+
+/* A consumer that works on each job until ack_held_jobs(). */
+static void hold_jobs(unsigned member, const brk_event_t *ev)
+{
+    (void)member;
+    if (ev->type == BRK_EVENT_JOB && n_held_jobs < 64) {
+        held_jobs[n_held_jobs++] = ev->handle;
+    }
+}
+
+static void ack_held_jobs(unsigned member)
+{
+    for (unsigned i = 0; i < n_held_jobs; i++) {
+        assert_int_equal(brk_job_done(broker(member), mesh.now, held_jobs[i], true), ZQ_OK);
+    }
+    n_held_jobs = 0;
+}
+
+static bool both_producers_done(void)
+{
+    return brk_stats(broker(0))->jobs_done + brk_stats(broker(1))->jobs_done == 60 ||
+           brk_stats(broker(0))->jobs_dead + brk_stats(broker(1))->jobs_dead > 0;
+}
+
+/* A consumer tells every producer the same credit, so two producers can each send it a job for
+ * its one free place; it refuses one as busy. Such a refusal is no attempt: no job that never
+ * ran may end up dead (PROTOCOL.md §6). */
+static void a_job_refused_for_lack_of_room_is_not_an_attempt(void **state)
+{
+    (void)state;
+    room_of(3, 12, clean);
+    mesh.members[2].on_event = hold_jobs;
+    assert_int_equal(brk_consume(broker(2), mesh.now, "jobs", 1), ZQ_OK);
+    mesh_run_for(300);
+    for (int n = 0; n < 60;) {
+        char payload[32];
+        int len = snprintf(payload, sizeof payload, "{\"n\":%d}", n);
+        zq_err_t err =
+            brk_enqueue(broker((unsigned)n % 2), mesh.now, "jobs", payload, (size_t)len, NULL);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            mesh_run_for(20);
+            ack_held_jobs(2);
+            continue;
+        }
+        assert_int_equal(err, ZQ_OK);
+        n++;
+    }
+    for (uint64_t end = mesh.now + 120000; mesh.now < end && !both_producers_done();) {
+        mesh_run_for(20); /* each job is worked on for a while, so credit comes back to both */
+        ack_held_jobs(2);
+    }
+    uint32_t refused = brk_stats(broker(2))->jobs_refused;
+    printf("    %u jobs refused for lack of room, none counted as an attempt\n", refused);
+    assert_true(refused > 0); /* the race this is about did happen */
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(brk_stats(broker(i))->jobs_failed, 0);
+        assert_int_equal(brk_stats(broker(i))->jobs_dead, 0);
+        assert_int_equal(brk_stats(broker(i))->jobs_done, 30);
+    }
+    assert_int_equal(brk_stats(broker(0))->jobs_busy + brk_stats(broker(1))->jobs_busy, refused);
+    assert_int_equal(mesh_count(2, BRK_EVENT_JOB, "jobs"), 60); /* each ran once */
+}
+
 static bool job_taken(void)
 {
     return mesh_count(1, BRK_EVENT_JOB, "work") == 1;
@@ -705,6 +770,7 @@ int main(void)
             publishing_with_no_peer_is_not_an_error_and_reaches_later_subscribers_as_last_value),
         cmocka_unit_test(bad_topics_and_payloads_are_refused_not_sent),
         cmocka_unit_test(jobs_are_processed_exactly_once_across_five_competing_consumers),
+        cmocka_unit_test(a_job_refused_for_lack_of_room_is_not_an_attempt),
         cmocka_unit_test(a_job_held_by_a_crashed_consumer_goes_to_another),
         cmocka_unit_test(a_job_not_finished_within_its_lease_goes_to_another),
         cmocka_unit_test(a_job_nacked_max_attempts_times_is_dead_lettered_and_can_be_requeued),

@@ -670,6 +670,10 @@ static void done_refusals(void **state)
         {"ok is required", "{\"type\":\"__zq_done__\",\"id\":\"j-1\"}"},
         {"ok is a boolean", "{\"type\":\"__zq_done__\",\"id\":\"j-1\",\"ok\":1}"},
         {"ok is a boolean", "{\"type\":\"__zq_done__\",\"id\":\"j-1\",\"ok\":\"true\"}"},
+        {"busy is a boolean",
+         "{\"type\":\"__zq_done__\",\"id\":\"j-1\",\"ok\":false,\"busy\":1}"},
+        {"busy is only a nack's",
+         "{\"type\":\"__zq_done__\",\"id\":\"j-1\",\"ok\":true,\"busy\":true}"},
     };
     EXPECT_REFUSED(read_done, brk_done_t, cases);
 }
@@ -1168,20 +1172,28 @@ static void ready_credit_zero_stops_a_consumer(void **state)
     assert_int_equal(r.credit, UINT32_MAX);
 }
 
-static void done_round_trips_ack_and_nack(void **state)
+static void done_round_trips_ack_nack_and_busy(void **state)
 {
     (void)state;
     brk_done_t d;
-    brk_done_write(writer(), "j-41", 4, true);
+    brk_done_write(writer(), "j-41", 4, BRK_DONE_OK);
     assert_string_equal(written(), "{\"type\":\"__zq_done__\",\"id\":\"j-41\",\"ok\":true}");
     assert_int_equal(brk_frame_type(parse(out)), BRK_FRAME_DONE);
     assert_int_equal(brk_done_read(parse(out), &d), ZQ_OK);
     assert_span(d.id, "\"j-41\"");
     assert_true(d.ok);
-    brk_done_write(writer(), "j-41", 4, false);
+    assert_false(d.busy);
+    brk_done_write(writer(), "j-41", 4, BRK_DONE_FAILED);
     assert_string_equal(written(), "{\"type\":\"__zq_done__\",\"id\":\"j-41\",\"ok\":false}");
     assert_int_equal(brk_done_read(parse(out), &d), ZQ_OK);
     assert_false(d.ok);
+    assert_false(d.busy);
+    brk_done_write(writer(), "j-41", 4, BRK_DONE_BUSY);
+    assert_string_equal(written(),
+                        "{\"type\":\"__zq_done__\",\"id\":\"j-41\",\"ok\":false,\"busy\":true}");
+    assert_int_equal(brk_done_read(parse(out), &d), ZQ_OK);
+    assert_false(d.ok);
+    assert_true(d.busy);
 }
 
 static void dlq_round_trips_every_op(void **state)
@@ -1303,7 +1315,7 @@ static void writers_refuse_frames_their_readers_refuse(void **state)
     (void)state;
     brk_ready_write(writer(), "", 0, 1);
     assert_write_fails();
-    brk_done_write(writer(), "", 0, true);
+    brk_done_write(writer(), "", 0, BRK_DONE_OK);
     assert_write_fails();
     brk_dlq_write(writer(), "", 0, BRK_DLQ_LIST);
     assert_write_fails();
@@ -1366,7 +1378,7 @@ static void write_ready(json_writer_t *wr)
 
 static void write_done(json_writer_t *wr)
 {
-    brk_done_write(wr, "j-1", 3, true);
+    brk_done_write(wr, "j-1", 3, BRK_DONE_OK);
 }
 
 static void write_dlq(json_writer_t *wr)
@@ -1545,7 +1557,7 @@ int main(void)
         cmocka_unit_test(lost_range_of_one_is_allowed),
         cmocka_unit_test(ready_round_trips),
         cmocka_unit_test(ready_credit_zero_stops_a_consumer),
-        cmocka_unit_test(done_round_trips_ack_and_nack),
+        cmocka_unit_test(done_round_trips_ack_nack_and_busy),
         cmocka_unit_test(dlq_round_trips_every_op),
         cmocka_unit_test(dlq_jobs_round_trips),
         cmocka_unit_test(dlq_jobs_may_be_empty),

@@ -492,7 +492,7 @@ test('a ZeroQ broadcast on a queue we consume is one job here, once, with nothin
   assert.equal(z.raw.frames().filter((f) => f.type === '__zq_done__').length, 0);
 });
 
-test('a job beyond the consumer\'s credit is refused at once (a nack)', async () => {
+test('a job beyond the consumer\'s credit is refused at once, as busy', async () => {
   const clock = new Clock();
   const b = makeNode('bob', clock);
   const p = rawEnd('producer');
@@ -509,7 +509,33 @@ test('a job beyond the consumer\'s credit is refused at once (a nack)', async ()
   await flush();
   assert.equal(held.length, 1);
   assert.deepEqual(p.raw.frames().filter((f) => f.type === '__zq_done__'),
-    [{ type: '__zq_done__', id: 'j-2', ok: false }]);
+    [{ type: '__zq_done__', id: 'j-2', ok: false, busy: true }]);
+  assert.equal(b.broker.stats.jobsRefused, 1);
+});
+
+test('a job refused as busy is no attempt: it waits for room, then goes out again as new', async () => {
+  const clock = new Clock();
+  const a = makeNode('alice', clock);
+  const c = rawEnd('consumer');
+  connect(a, c);
+  c.raw.send({ type: '__zq_hello__', v: 1, epoch: '00000001', max: 65536, feat: ['queue'] });
+  c.raw.send({ type: '__zq_ready__', queue: 'jobs', credit: 1 });
+  await flush();
+  const done = a.broker.producer.enqueue('jobs', 7, { until: 'done' });
+  await clock.advance(10);
+  const jobs = () => c.raw.frames().filter((f) => f.k === 'job');
+  assert.equal(jobs().length, 1);
+  const id = jobs()[0].id;
+  c.raw.send({ type: '__zq_done__', id, ok: false, busy: true });
+  await clock.advance(10);
+  assert.equal(jobs().length, 1, 'no credit until the next ready');
+  assert.equal(a.broker.stats.jobsBusy, 1);
+  assert.equal(a.broker.stats.jobsFailed, 0);
+  c.raw.send({ type: '__zq_ready__', queue: 'jobs', credit: 1 });
+  await clock.advance(10);
+  assert.deepEqual(jobs().map((j) => [j.id, j.retryCount]), [[id, 0], [id, 0]]);
+  c.raw.send({ type: '__zq_done__', id, ok: true });
+  assert.deepEqual(await done, { id, attempts: 1 });
 });
 
 // ---- Request and reply ---------------------------------------------------------------------------

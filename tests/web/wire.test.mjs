@@ -102,7 +102,7 @@ const codecs = {
   ack: { read: wire.readAck, write: wire.writeAck },
   lost: { read: wire.readLost, write: wire.writeLost },
   ready: { read: wire.readReady, write: (v) => wire.writeReady(v.queue, v.credit) },
-  done: { read: wire.readDone, write: (v) => wire.writeDone(v.id, v.ok) },
+  done: { read: wire.readDone, write: (v) => wire.writeDone(v.id, v.ok, v.busy) },
   dlq: { read: wire.readDlq, write: (v) => wire.writeDlq(v.queue, v.op) },
   dlqJobs: {
     read: (obj) => {

@@ -8,8 +8,9 @@
 // never get our jobs: they give no credit and would each process a broadcast job.
 //
 // Consumer: tells every zq producer its credit (credit minus jobs held, absolute), and hands
-// each job to the handler with ack and nack. A job beyond its credit is refused at once (a
-// nack: the producer counts it as an attempt). Jobs from ZeroQ peers (a broadcast envelope on
+// each job to the handler with ack and nack. Every producer hears the same credit, so two can
+// overshoot it; a job beyond it is refused at once as busy, which the producer hands out again
+// without counting an attempt (a job nobody ran must not end up dead). Jobs from ZeroQ peers (a broadcast envelope on
 // a queue we consume) are taken once (deduplicated like ZeroQ's messages), with nothing to
 // send back: ZeroQ has no ack frame.
 
@@ -165,11 +166,23 @@ export class Producer {
       job.resolve?.({ id: job.id, attempts: job.attempts + 1 });
       this.b.emit('job_done', { queue: job.queue, id: job.id, by: p.id });
       this.remove(job);
+    } else if (d.busy) {
+      this.notTaken(p, job);
     } else {
       this.b.stats.jobsFailed++;
       this.attemptFailed(job, 'nack');
     }
     this.pump();
+  }
+
+  /** The consumer had no room after all: the job waits again as it was, no attempt counted,
+   *  and that consumer gets nothing more of this queue until its next ready. */
+  notTaken(p, job) {
+    this.b.cancel(job.lease);
+    p.credit.set(job.queue, 0);
+    job.peer = null;
+    job.state = 'waiting';
+    this.b.stats.jobsBusy++;
   }
 
   peerDown(p) {
@@ -345,7 +358,10 @@ export class Consumer {
     const zeroq = !p.zq;
     const c = this.queues.get(e.topic);
     if (!c || this.creditNow(c) === 0) {
-      if (!zeroq) this.b.sendUrgent(p, wire.writeDone(e.id, false)).catch(() => {});
+      if (!zeroq) {
+        this.b.stats.jobsRefused++;
+        this.b.sendUrgent(p, wire.writeDone(e.id, false, true)).catch(() => {});
+      }
       return;
     }
     if (zeroq && this.b.subs.dedup.seen(p.fp, e.id, e.retryCount)) {

@@ -438,16 +438,21 @@ export function writeReady(queue, credit) {
   return `${begin('ready')},"queue":${q(queue)},"credit":${wholeText(credit, 0, UINT32_MAX, 'credit')}}`;
 }
 
+/** {id, ok}, or {id, ok: false, busy: true} for a job refused for want of room (no attempt). */
 export function readDone(obj) {
   if (!isObject(obj)) return null;
   const id = required(getString(obj, 'id', true));
   const ok = required(getBool(obj, 'ok'));
-  return id === BAD || ok === BAD ? null : { id, ok };
+  const busy = getBool(obj, 'busy');
+  if (id === BAD || ok === BAD || busy === BAD || (ok && busy === true)) return null;
+  return busy === true ? { id, ok, busy } : { id, ok };
 }
 
-export function writeDone(id, ok) {
+/** An ack (ok), a nack, or with @p busy a refusal for want of room. */
+export function writeDone(id, ok, busy = false) {
   need(typeof id === 'string' && id.length > 0, 'done: the job needs an id');
-  return `${begin('done')},"id":${q(id)},"ok":${ok ? 'true' : 'false'}}`;
+  need(!(ok && busy), 'done: busy is only a nack\'s');
+  return `${begin('done')},"id":${q(id)},"ok":${ok ? 'true' : 'false'}${busy ? ',"busy":true' : ''}}`;
 }
 
 // ---- dlq, dlq_jobs (frame_dlq.c; PROTOCOL.md §6) ----------------------------------------------
