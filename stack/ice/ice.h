@@ -317,6 +317,17 @@ bool ice_agent_poll_event(ice_agent_t *agent, ice_event_t *ev);
 /** The selected pair's addresses; false before one is selected. */
 bool ice_agent_selected_pair(const ice_agent_t *agent, zq_addr_t *local, zq_addr_t *remote);
 
+/**
+ * A pair data may be sent on now: the selected pair once there is one; before that, for a
+ * full agent, its highest-priority valid pair (RFC 8445 §12.1: "An ICE agent MAY send data on
+ * any valid pair before selected pairs have been produced"), which its own check proved: the
+ * peer answered there, signed with the password only signalling gave us. A lite agent has no
+ * valid pair before it is nominated (§7.3.2, and §12.1.1: it "MUST NOT send data until it has
+ * a valid list"), so it has nothing to offer until then. False in a terminal state.
+ * The selected pair, when it comes, decides (ICE_EVENT_SELECTED_PAIR).
+ */
+bool ice_agent_usable_pair(const ice_agent_t *agent, zq_addr_t *local, zq_addr_t *remote);
+
 ice_state_t ice_agent_state(const ice_agent_t *agent);
 ice_role_t ice_agent_role(const ice_agent_t *agent);
 const ice_stats_t *ice_agent_stats(const ice_agent_t *agent);

@@ -426,6 +426,34 @@ bool ice_agent_selected_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *
     return true;
 }
 
+/* The highest-priority pair of a full agent's valid list (§7.2.5.3.2), or ICE_NONE. A lite
+ * agent marks the pairs of the checks it answered, but only nomination validates them for
+ * sending (§7.3.2), so they do not count here. */
+static uint8_t best_valid_pair(const ice_agent_t *a)
+{
+    uint8_t best = ICE_NONE;
+    for (uint8_t i = 0; i < a->n_pairs && a->cfg.mode == ICE_MODE_FULL; i++) {
+        const ice_pair_t *p = &a->pairs[i];
+        bool better = best == ICE_NONE || p->priority > a->pairs[best].priority;
+        if ((p->flags & ICE_PAIR_VALID) && better) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+bool ice_agent_usable_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *remote)
+{
+    uint8_t pair = a->selected != ICE_NONE ? a->selected : best_valid_pair(a);
+    if (pair == ICE_NONE || ice_is_terminal(a)) {
+        return false;
+    }
+    const ice_pair_t *p = &a->pairs[pair];
+    *local = a->local[p->local].base;
+    *remote = a->remote[p->remote].addr;
+    return true;
+}
+
 ice_state_t ice_agent_state(const ice_agent_t *a)
 {
     return a->state;

@@ -157,7 +157,8 @@ typedef struct {
     uint32_t remote_max_message;
     bool remote_lite;
     bool legacy_sctpmap;      /* the peer used the old DTLS/SCTP form: answer in kind */
-    zq_addr_t path_local;     /* where DTLS goes: ICE's selected pair */
+    zq_addr_t path_local;     /* where DTLS goes: ICE's selected pair; before it, a valid
+                                 pair (RFC 8445 §12.1) or where the ClientHello came from */
     zq_addr_t path_remote;
     bool have_path;
     uint64_t connect_deadline; /* ZQ_TIME_NEVER once connected, or before any offer */

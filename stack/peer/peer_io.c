@@ -1,5 +1,5 @@
 /* The moving parts: one demultiplexer (RFC 7983 §7), the layers started in order as each
- * becomes possible (ICE, then DTLS on the selected pair, then SCTP inside DTLS, RFC 8261),
+ * becomes possible (ICE, then DTLS on a valid pair, then SCTP inside DTLS, RFC 8261),
  * one earliest deadline, and one transmit path that drains ICE, then DTLS, then SCTP. */
 #include <string.h>
 
@@ -45,6 +45,25 @@ void peer_advance(peer_t *p, uint64_t now)
 
 /* ---- The layers' events ------------------------------------------------------------------ */
 
+/* DTLS goes on the selected pair; the client need not wait for it. RFC 8445 §12.1: a full
+ * agent "MAY send data on any valid pair before selected pairs have been produced", so its
+ * ClientHello leaves on the first pair its own check validated instead of after nomination,
+ * one Ta or more later (§8.1.1: the nomination is a check paced like any other). A lite
+ * agent has no such pair before it is nominated (ice_agent_usable_pair()). The server waits
+ * for a ClientHello (maybe_start_dtls_early) or the selected pair. */
+static void maybe_start_dtls(peer_t *p, uint64_t now)
+{
+    if (p->dtls_started || p->state != PEER_STATE_CONNECTING) {
+        return;
+    }
+    if (!p->have_path && p->dtls_role == DTLS_ROLE_CLIENT) {
+        p->have_path = ice_agent_usable_pair(&p->ice, &p->path_local, &p->path_remote);
+    }
+    if (p->have_path) {
+        start_dtls(p, now);
+    }
+}
+
 static void pump_ice(peer_t *p, uint64_t now)
 {
     ice_event_t ev;
@@ -60,12 +79,11 @@ static void pump_ice(peer_t *p, uint64_t now)
             peer_push_event(p, PEER_EVENT_GATHERING_DONE, 0);
             break;
         case ICE_EVENT_SELECTED_PAIR:
+            /* §12.1: "Once selected pairs have been produced ... MUST send data on those pairs
+             * only": DTLS moves here if it started on another valid pair. */
             p->path_local = ev.local;
             p->path_remote = ev.remote;
             p->have_path = true;
-            if (!p->dtls_started && p->state == PEER_STATE_CONNECTING) {
-                start_dtls(p, now);
-            }
             break;
         case ICE_EVENT_DISCONNECTED:
             peer_fail(p, PEER_FAIL_CONSENT);
@@ -77,6 +95,7 @@ static void pump_ice(peer_t *p, uint64_t now)
             break;
         }
     }
+    maybe_start_dtls(p, now);
 }
 
 /* The peer ended the connection on purpose: close_notify, SCTP's SHUTDOWN, or the ABORT a

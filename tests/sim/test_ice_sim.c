@@ -74,6 +74,30 @@ static void full_controlling_connects_to_lite(void **state)
     assert_int_equal(h.ep[0].agent.role, ICE_ROLE_CONTROLLING);
 }
 
+static bool ep0_has_a_usable_pair(harness_t *hh)
+{
+    zq_addr_t l, r;
+    return ice_agent_usable_pair(&hh->ep[0].agent, &l, &r);
+}
+
+/* RFC 8445 §12.1: data may flow on the first valid pair, one round trip after the first check;
+ * the nominating check is a triggered check (§8.1.1), sent when Ta next fires (§6.1.4.2), so
+ * selection comes at least one Ta after the first check. */
+static void a_valid_pair_is_usable_at_once_and_its_nomination_waits_for_ta(void **state)
+{
+    (void)state;
+    ice_config_t a = config(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    setup_pair(21, clean, a, config(ICE_MODE_LITE, ICE_ROLE_CONTROLLED));
+    uint64_t start = h.now;
+    assert_true(harness_run(&h, start + 5000, ep0_has_a_usable_pair));
+    assert_int_equal(h.now - start, 2 * clean.delay_ms); /* one round trip */
+    assert_int_equal(h.ep[0].selected_events, 0);
+    assert_true(harness_run(&h, start + 5000, connected_or_ended));
+    assert_consistent_selection();
+    assert_true(h.ep[0].selected_at >= start + a.ta_ms + 2 * clean.delay_ms);
+    assert_int_equal(ice_agent_stats(&h.ep[0].agent)->checks_sent, 2);
+}
+
 static void full_full_connect_in_either_role(void **state)
 {
     (void)state;
@@ -358,6 +382,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_controlling_connects_to_lite),
         cmocka_unit_test(full_full_connect_in_either_role),
+        cmocka_unit_test(a_valid_pair_is_usable_at_once_and_its_nomination_waits_for_ta),
         cmocka_unit_test(full_lite_connect_through_10pct_loss_and_reordering),
         cmocka_unit_test(full_full_connect_through_10pct_loss_and_reordering),
         cmocka_unit_test(role_conflict_between_two_controlling_agents_resolves),

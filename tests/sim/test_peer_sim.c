@@ -18,6 +18,7 @@
 typedef struct {
     peer_t pc;
     zq_addr_t addr;
+    zq_addr_t addr2;        /* a second host candidate, when family is not ZQ_AF_NONE */
     bool connected, failed, closed;
     int channels_open, channels_closed;
     uint16_t channel;
@@ -27,11 +28,16 @@ typedef struct {
     bool not_reading;       /* the application does not call peer_read() */
     bool greet_on_open;     /* sends "hello" the moment a channel opens */
     bool read_before_open;  /* a message was read on a channel not yet reported open */
+    /* DTLS records it sent (RFC 7983 §7: first byte 20-63) */
+    unsigned long dtls_sent;
+    bool first_dtls_before_selection; /* its first record left before ICE selected a pair */
+    zq_addr_t first_dtls_from, last_dtls_from;
 } side_t;
 
 static side_t sides[2];
 static simnet_t net;
 static uint64_t now;
+static zq_addr_t drop_first_from; /* the first datagram sent from here is lost */
 
 static int setup(void **state)
 {
@@ -40,6 +46,18 @@ static int setup(void **state)
     dtls_config_default(&cfg);
     dtls_fixture_setup(&cfg, &cfg);
     return 0;
+}
+
+static void note_dtls(side_t *s, const peer_transmit_t *tx)
+{
+    if (tx->len == 0 || tx->data[0] < 20 || tx->data[0] > 63) {
+        return;
+    }
+    if (s->dtls_sent++ == 0) {
+        s->first_dtls_before_selection = ice_agent_state(&s->pc.ice) == ICE_STATE_CHECKING;
+        s->first_dtls_from = tx->local;
+    }
+    s->last_dtls_from = tx->local;
 }
 
 /* Events, then messages, then output: what the application sends in answer to an event goes
@@ -84,8 +102,18 @@ static void pump(int i)
         s->messages += m.last;
     }
     while (peer_poll_transmit(&s->pc, now, &tx)) {
+        note_dtls(s, &tx);
+        if (drop_first_from.family != ZQ_AF_NONE && zq_addr_equal(&tx.local, &drop_first_from)) {
+            drop_first_from.family = ZQ_AF_NONE;
+            continue;
+        }
         simnet_send(&net, now, &tx.local, &tx.remote, tx.data, tx.len);
     }
+}
+
+static int side_at(const zq_addr_t *addr)
+{
+    return zq_addr_equal(addr, &sides[0].addr) || zq_addr_equal(addr, &sides[0].addr2) ? 0 : 1;
 }
 
 static bool run(uint64_t until, bool (*done)(void))
@@ -102,7 +130,7 @@ static bool run(uint64_t until, bool (*done)(void))
         now = t > now ? t : now;
         simnet_packet_t pkt;
         while (simnet_receive(&net, now, &pkt)) {
-            int i = zq_addr_equal(&pkt.to, &sides[0].addr) ? 0 : 1;
+            int i = side_at(&pkt.to);
             (void)peer_handle_datagram(&sides[i].pc, now, &pkt.to, &pkt.from, pkt.data, pkt.len);
             pump(i);
         }
@@ -121,11 +149,12 @@ static bool both_connected(void)
     return (sides[0].connected && sides[1].connected) || sides[0].failed || sides[1].failed;
 }
 
-/* Side 0 offers, side 1 answers; @p mode0/@p mode1 choose lite or full ICE. */
-static void connect(uint64_t seed, simnet_impairment_t impair, ice_mode_t mode0,
-                    ice_mode_t mode1)
+/* A fresh pair of peers on a fresh network; ICE lite or full for each. */
+static void init_sides(uint64_t seed, simnet_impairment_t impair, ice_mode_t mode0,
+                       ice_mode_t mode1, uint32_t nomination_wait_ms)
 {
     memset(sides, 0, sizeof sides);
+    drop_first_from.family = ZQ_AF_NONE;
     simnet_init(&net, seed, impair);
     now = 1000;
     for (int i = 0; i < 2; i++) {
@@ -133,24 +162,45 @@ static void connect(uint64_t seed, simnet_impairment_t impair, ice_mode_t mode0,
         peer_config_default(&cfg, &fx.rand, i == 0 ? &fx.ctx_a : &fx.ctx_b);
         ice_config_default(&cfg.ice, i == 0 ? mode0 : mode1);
         cfg.ice.rand = fx.rand;
+        cfg.ice.nomination_wait_ms = nomination_wait_ms;
         assert_int_equal(peer_init(&sides[i].pc, &cfg), ZQ_OK);
         sides[i].addr = zq_addr_v4(10, 0, 0, (uint8_t)(i + 1), (uint16_t)(5000 + i));
         assert_int_equal(peer_add_host_candidate(&sides[i].pc, now, &sides[i].addr), ZQ_OK);
         pump(i);
     }
+}
+
+/* Side 0 offers, side 1 answers, through the SDP's text. @p setup, when not NULL, replaces
+ * the offer's a=setup:actpass (a peer that insists on a DTLS role). */
+static void offer_and_answer(const char *setup)
+{
     static char offer[PEER_SDP_MAX], answer[PEER_SDP_MAX];
     size_t offer_len, answer_len;
     const char *reason = NULL;
     assert_int_equal(peer_create_offer(&sides[0].pc, now, offer, sizeof offer, &offer_len), ZQ_OK);
+    char *actpass = strstr(offer, "a=setup:actpass");
+    assert_non_null(actpass);
+    if (setup != NULL) { /* same length: "passive" and "actpass" */
+        memcpy(actpass, setup, strlen("a=setup:actpass"));
+    }
     assert_int_equal(
         peer_set_remote_description(&sides[1].pc, now, offer, offer_len, &reason), ZQ_OK);
     assert_int_equal(peer_create_answer(&sides[1].pc, now, answer, sizeof answer, &answer_len),
                      ZQ_OK);
     assert_int_equal(
         peer_set_remote_description(&sides[0].pc, now, answer, answer_len, &reason), ZQ_OK);
-    assert_non_null(strstr(answer, "a=setup:passive")); /* zq answers as DTLS server */
+    /* zq answers an actpass offer as DTLS server */
+    assert_non_null(strstr(answer, setup == NULL ? "a=setup:passive" : "a=setup:active"));
     pump(0);
     pump(1);
+}
+
+/* Side 0 offers, side 1 answers; @p mode0/@p mode1 choose lite or full ICE. */
+static void connect(uint64_t seed, simnet_impairment_t impair, ice_mode_t mode0,
+                    ice_mode_t mode1)
+{
+    init_sides(seed, impair, mode0, mode1, 200);
+    offer_and_answer(NULL);
     assert_true(run(now + 30000, both_connected));
     assert_true(sides[0].connected && sides[1].connected);
 }
@@ -306,6 +356,65 @@ static void answer_with_a_wrong_fingerprint_fails_dtls(void **state)
     assert_false(sides[0].connected);
 }
 
+static bool both_selected(void)
+{
+    zq_addr_t l, r;
+    return ice_agent_selected_pair(&sides[0].pc.ice, &l, &r) &&
+           ice_agent_selected_pair(&sides[1].pc.ice, &l, &r);
+}
+
+/* RFC 8445 §12.1: a full agent may send data on a valid pair before selection. The offerer
+ * (full ICE, DTLS client: zq answers a=setup:passive) sends its ClientHello once its first
+ * check succeeds, not one Ta later after the nominating check; the lite answerer, DTLS
+ * server, takes it from the address it answered (§12.2). */
+static void a_full_dtls_client_starts_dtls_on_its_first_valid_pair(void **state)
+{
+    (void)state;
+    connect(21, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE);
+    assert_true(sides[0].first_dtls_before_selection);
+    assert_true(sides[0].pc.dtls_role == DTLS_ROLE_CLIENT);
+    assert_true(run(now + 5000, both_selected)); /* nomination still happens */
+    assert_true(zq_addr_equal(&sides[0].last_dtls_from, &sides[0].addr));
+}
+
+/* RFC 8445 §12.1.1: a lite agent "MUST NOT send data until it has a valid list", which only a
+ * nomination fills (§7.3.2). Told a=setup:passive, the lite answerer is DTLS client: its
+ * ClientHello waits for the full peer's USE-CANDIDATE check. */
+static void a_lite_dtls_client_waits_for_its_nomination(void **state)
+{
+    (void)state;
+    init_sides(22, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE, 200);
+    offer_and_answer("a=setup:passive");
+    assert_true(sides[1].pc.dtls_role == DTLS_ROLE_CLIENT);
+    assert_true(run(now + 30000, both_connected));
+    assert_true(sides[0].connected && sides[1].connected);
+    assert_false(sides[1].first_dtls_before_selection);
+}
+
+/* RFC 8445 §12.1: "Once selected pairs have been produced ... an agent MUST send data on
+ * those pairs only." The offerer has two hosts; the check from the better one is lost, so
+ * DTLS starts on the other, the first valid pair. The better pair's retransmitted check then
+ * succeeds within the nomination wait, is nominated, and DTLS (and SCTP in it) moves there. */
+static void dtls_moves_to_the_selected_pair_when_another_was_valid_first(void **state)
+{
+    (void)state;
+    init_sides(23, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE, 2000);
+    sides[0].addr2 = zq_addr_v4(10, 0, 0, 3, 5002); /* another IP: another foundation */
+    assert_int_equal(peer_add_host_candidate(&sides[0].pc, now, &sides[0].addr2), ZQ_OK);
+    drop_first_from = sides[0].addr; /* the first host's first check */
+    offer_and_answer(NULL);
+    assert_true(run(now + 30000, both_connected));
+    assert_true(sides[0].connected && sides[1].connected);
+    assert_true(zq_addr_equal(&sides[0].first_dtls_from, &sides[0].addr2));
+    assert_true(run(now + 5000, both_selected));
+    zq_addr_t l, r;
+    assert_true(ice_agent_selected_pair(&sides[0].pc.ice, &l, &r));
+    assert_true(zq_addr_equal(&l, &sides[0].addr));
+    exchange_10000();
+    assert_true(zq_addr_equal(&sides[0].last_dtls_from, &sides[0].addr));
+    assert_true(zq_addr_equal(&sides[1].pc.path_remote, &sides[0].addr));
+}
+
 static void garbage_offer_is_refused_with_a_reason(void **state)
 {
     (void)state;
@@ -361,6 +470,9 @@ int main(void)
         cmocka_unit_test(a_message_behind_the_ack_is_read_on_an_open_channel),
         cmocka_unit_test(closing_the_connection_reaches_the_peer),
         cmocka_unit_test(answer_with_a_wrong_fingerprint_fails_dtls),
+        cmocka_unit_test(a_full_dtls_client_starts_dtls_on_its_first_valid_pair),
+        cmocka_unit_test(a_lite_dtls_client_waits_for_its_nomination),
+        cmocka_unit_test(dtls_moves_to_the_selected_pair_when_another_was_valid_first),
         cmocka_unit_test(garbage_offer_is_refused_with_a_reason),
         cmocka_unit_test(unanswered_offer_fails_after_the_connect_timeout),
     };

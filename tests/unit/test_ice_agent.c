@@ -459,6 +459,65 @@ static void forged_response_is_dropped_and_check_continues(void **state)
     assert_int_equal(agent.pairs[0].state, 3 /* succeeded */);
 }
 
+/* The peer's success answer to the check @p tx carried, signed with the peer's password. */
+static void answer_check(const ice_transmit_t *tx, uint64_t now)
+{
+    stun_msg_t check;
+    uint8_t copy[256];
+    memcpy(copy, tx->data, tx->len);
+    assert_int_equal(stun_parse(&check, copy, tx->len), ZQ_OK);
+    uint8_t buf[128];
+    stun_builder_t b;
+    stun_build_start(&b, buf, sizeof buf, STUN_BINDING_SUCCESS, check.tid);
+    stun_put_xor_address(&b, STUN_ATTR_XOR_MAPPED_ADDRESS, &tx->local);
+    stun_put_integrity(&b, (const uint8_t *)peer_pwd, strlen(peer_pwd));
+    stun_put_fingerprint(&b);
+    size_t len = stun_build_finish(&b);
+    assert_int_equal(ice_agent_handle_datagram(&agent, now, &tx->local, &tx->remote, buf, len),
+                     ZQ_OK);
+}
+
+/* RFC 8445 §12.1: "An ICE agent MAY send data on any valid pair before selected pairs have
+ * been produced": the full agent's first successful check gives it a pair to send on, while
+ * nomination (and selection) is still to come. */
+static void a_full_agent_may_send_on_its_first_valid_pair_before_nominating(void **state)
+{
+    (void)state;
+    init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    ice_candidate_t c = {.foundation = "1", .component = 1, .priority = 1000,
+                         .type = ICE_CAND_HOST, .addr = peer()};
+    assert_int_equal(ice_agent_add_remote_candidate(&agent, 0, &c), ZQ_OK);
+    ice_transmit_t tx;
+    assert_true(ice_agent_poll_transmit(&agent, &tx));
+    zq_addr_t l, r;
+    assert_false(ice_agent_usable_pair(&agent, &l, &r)); /* nothing validated yet */
+    answer_check(&tx, 10);
+    assert_true(ice_agent_usable_pair(&agent, &l, &r));
+    zq_addr_t h = host();
+    assert_true(zq_addr_equal(&l, &h));
+    assert_true(zq_addr_equal(&r, &c.addr));
+    assert_false(ice_agent_selected_pair(&agent, &l, &r));
+    assert_int_equal(ice_agent_state(&agent), ICE_STATE_CHECKING);
+}
+
+/* RFC 8445 §7.3.2 and §12.1.1: a lite agent's valid list gets a pair only from a nominating
+ * check, and it "MUST NOT send data" before; answering a plain check gives it nothing. */
+static void a_lite_agent_has_no_pair_to_send_on_until_it_is_nominated(void **state)
+{
+    (void)state;
+    request_t r = good_request();
+    zq_addr_t from = peer();
+    send_request(&r, &from);
+    ice_transmit_t tx;
+    assert_true(ice_agent_poll_transmit(&agent, &tx)); /* answered */
+    zq_addr_t l, remote;
+    assert_false(ice_agent_usable_pair(&agent, &l, &remote));
+    r.use_candidate = true;
+    send_request(&r, &from);
+    assert_true(ice_agent_usable_pair(&agent, &l, &remote));
+    assert_true(zq_addr_equal(&remote, &from));
+}
+
 static void check_carries_username_priority_and_role(void **state)
 {
     (void)state;
@@ -575,6 +634,8 @@ int main(void)
         LITE(response_to_no_transaction_is_counted),
         LITE(forged_response_is_dropped_and_check_continues),
         LITE(check_carries_username_priority_and_role),
+        LITE(a_full_agent_may_send_on_its_first_valid_pair_before_nominating),
+        LITE(a_lite_agent_has_no_pair_to_send_on_until_it_is_nominated),
         LITE(tcp_and_mdns_candidates_are_skipped_not_errors),
         LITE(remote_table_exhaustion_is_counted_and_checks_still_answered),
         LITE(credentials_are_random_ice_chars_of_sufficient_length),
