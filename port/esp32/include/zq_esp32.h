@@ -1,0 +1,99 @@
+/**
+ * @file zq_esp32.h
+ * @brief zq on ESP-IDF: one FreeRTOS task that runs a node (one signalling room) and its
+ *        broker over lwIP sockets, the WebSocket to the signalling server, and the
+ *        application's broker callbacks. The ESP-IDF counterpart of port/posix/brk_runner.h.
+ *
+ * Everything zq does happens in that task: the callbacks run there, and the node, the broker
+ * and the application's own state (e.g. app/sensor.c's sensor_t) are touched from nowhere
+ * else. The task waits in select() on the UDP socket and the signalling socket until the next
+ * deadline of the node, the broker or the application.
+ *
+ * @code
+ * static zq_esp32_runner_t runner;           // large (node, broker, WebSocket): static
+ * static const zq_esp32_callbacks_t cb = {.on_start = start, .on_event = got,
+ *                                         .on_idle = tick, .next_timeout = due};
+ * zq_esp32_options_t opt = {.signal_url = "ws://192.168.1.10:8080/ws", .room = "default-topic"};
+ * ESP_ERROR_CHECK(zq_esp32_runner_start(&runner, &opt, &cb, &app));   // after Wi-Fi is up
+ * @endcode
+ *
+ * Capacities and timeouts come from menuconfig (this component's Kconfig, "zq"). mbedTLS is
+ * ESP-IDF's own, allocating from the heap: see port/esp32/README.md for the options zq needs.
+ */
+#ifndef ZQ_ESP32_H
+#define ZQ_ESP32_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zq_esp32_ws.h"
+#include "esp_err.h"
+#include "broker/brk.h"
+#include "node/node.h"
+#include "port/zq_port.h"
+#include "stack/dtls/dtls.h"
+#include "zq/rand.h"
+
+typedef struct {
+    const char *signal_url; /**< ws://host[:port]/path of `zq signal` (copied at start) */
+    const char *room;       /**< the room, also the data channels' label (copied at start) */
+} zq_esp32_options_t;
+
+/** The application's side. Every member may be NULL; all run in the runner's task, and the
+ *  strings of an event are borrowed for the call only. */
+typedef struct {
+    /** The broker is up, before any peer: subscribe, serve, init the app here. A failure
+     *  stops the task. */
+    zq_err_t (*on_start)(void *ctx, brk_t *brk, uint64_t now);
+    /** Every broker event, in order. */
+    void (*on_event)(void *ctx, brk_t *brk, uint64_t now, const brk_event_t *ev);
+    /** After every input (datagram, signalling frame, timeout), once its events were handled:
+     *  publish what is due here. */
+    void (*on_idle)(void *ctx, brk_t *brk, uint64_t now);
+    /** The application's own next deadline (on_idle runs then), or ZQ_TIME_NEVER. */
+    uint64_t (*next_timeout)(void *ctx);
+} zq_esp32_callbacks_t;
+
+/** The runner's state: caller-allocated (static), one per firmware. Plain data; read it from
+ *  the callbacks only (they run in its task). */
+typedef struct {
+    zq_esp32_callbacks_t cb;
+    void *ctx;
+    char room[ZQ_SIG_ROOM_MAX + 1];
+    zq_esp32_url_t url;
+    zq_rand_t rand;
+    dtls_identity_t identity;
+    dtls_context_t dtls;
+    node_t node;
+    brk_t brk;
+    zq_esp32_ws_t ws;
+    zq_socket_t udp;
+    zq_addr_t host;                   /* the UDP socket's address: the host candidate */
+    uint64_t reconnect_at;            /* ZQ_TIME_NEVER while connected */
+    uint32_t backoff_ms;
+    char frame[ZQ_SIG_FRAME_MAX];     /* a signalling frame the socket could not take yet */
+    size_t frame_len;
+    uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
+} zq_esp32_runner_t;
+
+/**
+ * Checks the options and starts the task (CONFIG_ZQ_ESP32_TASK_STACK bytes of stack, priority
+ * CONFIG_ZQ_ESP32_TASK_PRIORITY). The task makes or loads the node's identity (NVS: call
+ * nvs_flash_init() first), waits for an IPv4 address, opens its UDP socket, starts the node
+ * and broker, calls on_start, and connects to the server, again after each disconnection
+ * (1 s doubling to CONFIG_ZQ_ESP32_RECONNECT_MAX_MS, as ZeroQ does; peers stay up meanwhile).
+ * @p r, @p cb and @p ctx must outlive the task (it never ends unless on_start fails).
+ * @return ESP_OK; ESP_ERR_INVALID_ARG (a bad URL or room, logged); ESP_ERR_NO_MEM (no task).
+ */
+esp_err_t zq_esp32_runner_start(zq_esp32_runner_t *r, const zq_esp32_options_t *opt,
+                                const zq_esp32_callbacks_t *cb, void *ctx);
+
+/**
+ * The node's DTLS identity: the one kept in NVS namespace @p ns if there is one and it loads,
+ * else a new one, stored there. A failure to store is logged, not returned: the node runs
+ * with an identity that a reboot replaces (peers that pinned its fingerprint then refuse it).
+ * @return ZQ_OK, or dtls_identity_generate()'s error.
+ */
+zq_err_t zq_esp32_identity_load(dtls_identity_t *id, const zq_rand_t *rand, const char *ns);
+
+#endif /* ZQ_ESP32_H */

@@ -1,0 +1,76 @@
+/**
+ * @file zq_esp32_ws.h
+ * @brief The WebSocket client to the signalling server (internal to port/esp32): a `ws://`
+ *        URL, a bounded connect and opening handshake, then signal/ws.h's sans-IO connection
+ *        over the port's TCP, serviced by the runner's select() loop.
+ *
+ * The same job as port/posix/ws_client.c, without a loop object: the runner asks whether the
+ * socket needs watching for writes, and calls zq_esp32_ws_service() when it is ready.
+ * Only `ws://` (a TLS proxy in front of the server does wss://) and IPv4 or host names.
+ */
+#ifndef ZQ_ESP32_WS_H
+#define ZQ_ESP32_WS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "port/zq_port.h"
+#include "signal/ws.h"
+
+typedef struct {
+    char host[96];  /**< a name or a dotted IPv4 address */
+    uint16_t port;  /**< 80 if the URL names none (RFC 6455 §3) */
+    char path[96];  /**< request-target, "/" if the URL has none */
+} zq_esp32_url_t;
+
+/** Parses `ws://host[:port][/path]`. @param why a static reason on failure.
+ *  @return ZQ_OK, ZQ_ERR_UNSUPPORTED (wss://, IPv6 literals), ZQ_ERR_MALFORMED,
+ *          ZQ_ERR_TOO_LONG. */
+zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **why);
+
+/** Bytes that followed the server's 101 answer in the same read, fed on the first service. */
+#define ZQ_ESP32_WS_EARLY_MAX 256
+
+typedef struct {
+    bool open;
+    zq_socket_t sock;
+    zq_rand_t rand;      /* masking keys (§5.3) */
+    uint8_t early[ZQ_ESP32_WS_EARLY_MAX];
+    size_t early_len;
+    ws_conn_t ws;        /* large: ZQ_WS_MAX_MESSAGE + ZQ_WS_TX_BUFFER */
+} zq_esp32_ws_t;
+
+/** Called with each whole text message (@p text lives during the call). */
+typedef void (*zq_esp32_ws_text_fn)(void *ctx, uint64_t now, const char *text, size_t len);
+
+/**
+ * Resolves the host (getaddrinfo, IPv4), connects and does the opening handshake (§4.1),
+ * each bounded by @p timeout_ms; the only calls here that wait.
+ * @param why a static reason on failure.
+ * @return ZQ_OK; ZQ_ERR_NOT_FOUND (no such host); ZQ_ERR_TIMEOUT; ZQ_ERR_IO (refused, or
+ *         closed during the handshake); ZQ_ERR_MALFORMED (not a WebSocket upgrade).
+ */
+zq_err_t zq_esp32_ws_open(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t timeout_ms,
+                          const char **why);
+
+/** Whether output waits for the socket to take it (watch it for writing). */
+bool zq_esp32_ws_wants_write(zq_esp32_ws_t *c);
+
+/**
+ * Reads what the socket has (when @p readable), hands each text message to @p on_text, and
+ * writes what output the socket takes.
+ * @return ZQ_OK while open; ZQ_ERR_CLOSED once the connection is over (the socket is closed,
+ *         @p code says why: the server's close code, or 1006 when TCP just ended).
+ */
+zq_err_t zq_esp32_ws_service(zq_esp32_ws_t *c, uint64_t now, bool readable,
+                             zq_esp32_ws_text_fn on_text, void *ctx, uint16_t *code);
+
+/** Queues a text message and writes what the socket takes. @return ZQ_OK,
+ *  ZQ_ERR_WOULD_BLOCK (retry after the output drains), ZQ_ERR_TOO_LONG, ZQ_ERR_CLOSED. */
+zq_err_t zq_esp32_ws_send_text(zq_esp32_ws_t *c, const char *text, size_t len);
+
+/** Sends a close (1000) if it fits and closes the socket; nothing if closed already. */
+void zq_esp32_ws_close(zq_esp32_ws_t *c);
+
+#endif /* ZQ_ESP32_WS_H */

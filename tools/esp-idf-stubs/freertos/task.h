@@ -1,0 +1,18 @@
+/* Stub of ESP-IDF's freertos/task.h, as documented in
+ * https://docs.espressif.com/projects/esp-idf/en/stable/esp32/api-reference/system/freertos_idf.html:
+ * xTaskCreate (ESP-IDF's usStackDepth is in bytes, not words), vTaskDelete, vTaskDelay. */
+#ifndef ZQ_STUB_FREERTOS_TASK_H
+#define ZQ_STUB_FREERTOS_TASK_H
+
+#include "freertos/FreeRTOS.h"
+
+typedef struct tskTaskControlBlock *TaskHandle_t;
+typedef void (*TaskFunction_t)(void *);
+
+BaseType_t xTaskCreate(TaskFunction_t pvTaskCode, const char *const pcName,
+                       const uint32_t usStackDepth, void *const pvParameters,
+                       UBaseType_t uxPriority, TaskHandle_t *const pvCreatedTask);
+void vTaskDelete(TaskHandle_t xTaskToDelete);
+void vTaskDelay(const TickType_t xTicksToDelay);
+
+#endif
