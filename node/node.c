@@ -125,7 +125,10 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
     }
     int i = strlen(id) <= ZQ_SIG_ID_MAX ? free_slot(n) : -1;
     if (i < 0) {
+        /* The member is not told (the signalling protocol has no word for it): its offer, or
+         * its wait for ours, times out. The application is, so a device can say why. */
         n->stats.peers_refused++;
+        (void)push_event(n, NODE_EVENT_PEER_REFUSED, NODE_NO_PEER, PEER_FAIL_NONE);
         return -1;
     }
     node_peer_t *np = &n->peers[i];

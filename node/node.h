@@ -47,11 +47,16 @@ typedef enum {
     NODE_EVENT_PEER_CONNECTED, /**< @c peer's data channel is open */
     NODE_EVENT_PEER_GONE,      /**< @c peer closed, failed or left */
     NODE_EVENT_WRITABLE,       /**< @c peer has room again */
+    NODE_EVENT_PEER_REFUSED,   /**< a member joined or offered and every slot was taken; no
+                                    @c peer (NODE_NO_PEER). stats.peers_refused counts them all,
+                                    also those beyond a full event queue */
 } node_event_type_t;
+
+#define NODE_NO_PEER UINT8_MAX
 
 typedef struct {
     node_event_type_t type;
-    uint8_t peer;              /**< slot index */
+    uint8_t peer;              /**< slot index, or NODE_NO_PEER */
     peer_failure_t failure;    /**< PEER_GONE after a failure */
     uint32_t elapsed_ms;       /**< PEER_CONNECTED: from the offer (sent or received) to the
                                     open channel */

@@ -107,9 +107,16 @@ bool zq_brk_runner_room_settled(const zq_brk_runner_t *r)
     return used > 0;
 }
 
-/* With --verbose: who is in the room, and when each peer can be sent to. */
+/* A member left out for want of a slot, always; with --verbose: who is in the room, and when
+ * each peer can be sent to. */
 static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
 {
+    if (ev->type == NODE_EVENT_PEER_REFUSED) { /* said even without --verbose: it is why */
+        (void)fprintf(stderr, "zq %s: a member of the room is left out: all %d peer slots are "
+                              "taken (ZQ_NODE_MAX_PEERS)\n",
+                      r->cmd, ZQ_NODE_MAX_PEERS);
+        return;
+    }
     if (!r->opt.verbose) {
         return;
     }

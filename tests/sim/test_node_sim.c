@@ -37,6 +37,7 @@ typedef struct {
     unsigned connected;   /* PEER_CONNECTED events */
     unsigned gone;        /* PEER_GONE events */
     unsigned timed_out;   /* of which: never answered or never connected */
+    unsigned refused;     /* NODE_EVENT_PEER_REFUSED: no slot for a member */
     unsigned long received;
     char last[128];
     /* With the echo service (node/echo.h) instead of the test's own echo: */
@@ -152,6 +153,7 @@ static void take_events(member_t *m)
         m->connected += ev.type == NODE_EVENT_PEER_CONNECTED;
         m->gone += ev.type == NODE_EVENT_PEER_GONE;
         m->timed_out += ev.type == NODE_EVENT_PEER_GONE && ev.failure == PEER_FAIL_TIMEOUT;
+        m->refused += ev.type == NODE_EVENT_PEER_REFUSED;
         if (m->runs_echo) {
             echo_handle_event(&m->echo, now, &ev);
         }
@@ -388,6 +390,7 @@ static void more_members_than_peer_slots_are_refused_cleanly(void **state)
     unsigned timed_out = 0;
     for (unsigned i = 0; i < NODES; i++) {
         refused += members[i].node.stats.peers_refused;
+        assert_int_equal(members[i].refused, members[i].node.stats.peers_refused); /* each told */
         timed_out += members[i].timed_out;
         assert_true(open_peers(i) >= 1 && open_peers(i) <= ZQ_NODE_MAX_PEERS);
         for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
