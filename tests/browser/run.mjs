@@ -10,11 +10,12 @@
 //   ZQ_BROWSER_PCAP=1      also capture loopback with dumpcap (tshark's) into the log directory
 //   ZQ_BROWSER_CHROMIUM_LOG=1   Chromium's own WebRTC log into the log directory
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, appendFileSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, appendFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { CHROMIUM, flagsInForce, launchChromium } from '../support/chromium.mjs';
+import { Checks, assert, drive, finish, printTails, stamp } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const zq = process.argv[2] ? resolve(process.argv[2]) : null;
@@ -22,8 +23,6 @@ if (!zq || !existsSync(zq)) {
   console.error('usage: node run.mjs path/to/zq');
   process.exit(2);
 }
-const CHROMIUM = process.env.ZQ_CHROMIUM || '/usr/bin/chromium';
-const WATCHDOG_MS = 270_000; // under CTest's 300 s, so the logs still get printed
 const SIZES = [0, 1, 1000, 16383, 16384, 65535, 65536, 131072]; // + the negotiated maximum
 const EXPECTED_MAX = 262144; // zq echo's a=max-message-size
 const RELOADS = 5; // more than ZQ_NODE_MAX_PEERS (4): gone peers must give their slot back
@@ -34,41 +33,12 @@ const profile = mkdtempSync(join(tmpdir(), 'zq-browser-profile-'));
 
 // ---- Results ---------------------------------------------------------------------------------
 
-const results = { PASS: 0, FAIL: 0, SKIP: 0 };
+const checks = new Checks('browser', { skips: true });
+const { check, skip } = checks;
 const figures = [];
-
-async function check(name, fn) {
-  try {
-    const info = await fn();
-    results.PASS++;
-    console.log(`PASS ${name}${info ? `  (${info})` : ''}`);
-    return true;
-  } catch (e) {
-    results.FAIL++;
-    lastFailure = e.message;
-    console.log(`FAIL ${name}: ${e.message}`);
-    return false;
-  }
-}
-let lastFailure = '';
-
-function skip(name, why) {
-  results.SKIP++;
-  console.log(`SKIP ${name}: ${why}`);
-}
 
 function figure(what, value) {
   figures.push(`${what}: ${value}`);
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-// Wall-clock time with microseconds, as tshark's frame.time_epoch: log lines and a capture
-// (ZQ_BROWSER_PCAP=1) can be laid side by side.
-function stamp() {
-  return ((performance.timeOrigin + performance.now()) / 1000).toFixed(6);
 }
 
 // ---- Processes -------------------------------------------------------------------------------
@@ -127,54 +97,6 @@ async function stop(p) {
 }
 
 // ---- Chromium --------------------------------------------------------------------------------
-
-// playwright-core 1.61.1's own --disable-features list (lib/server/chromium/chromiumSwitches.js;
-// package.json pins the version, so update this with it). Chromium honours only the last
-// --disable-features, and ours comes after Playwright's: so it repeats the list and adds
-// WebRtcHideLocalIpsWithMdns, without which host candidates are mDNS names.
-const PLAYWRIGHT_DISABLED = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync', 'BoundaryEventDispatchTracksNodeRemoval',
-  'DestroyProfileOnBrowserClose', 'DialMediaRouteProvider', 'GlobalMediaControls',
-  'HttpsUpgrades', 'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning',
-  'Translate', 'AutoDeElevate', 'RenderDocument', 'OptimizationHints', 'msForceBrowserSignIn',
-  'msEdgeUpdateLaunchServicesPreferredVersion',
-];
-
-function chromiumArgs() {
-  const args = [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--no-proxy-server', '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
-    `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
-  ];
-  if (process.env.ZQ_BROWSER_CHROMIUM_LOG) {
-    args.push('--enable-logging', `--log-file=${join(logs, 'chromium.log')}`, '--v=0',
-              '--vmodule=*/webrtc/*=2,*/p2p/*=2,*/sctp/*=2,*/dcsctp/*=2,*peer_connection*=2');
-  }
-  return args;
-}
-
-// What Chromium was started with (chrome://version; CDP's getBrowserCommandLine wants
-// --enable-automation, which a persistent context lacks). The last
-// --disable-features must be ours and keep everything Playwright's disabled: a playwright-core
-// upgrade that changes its list shows up here, not as a mysteriously different browser.
-async function flagsInForce() {
-  const page = await context.newPage();
-  await page.goto('chrome://version');
-  const argv = (await page.locator('#command_line').innerText()).split(/\s+/);
-  await page.close();
-  const lists = argv.filter((a) => a.startsWith('--disable-features='))
-    .map((a) => a.slice('--disable-features='.length).split(','));
-  assert(lists.length > 0, 'no --disable-features at all');
-  const last = lists[lists.length - 1];
-  const lost = lists.flat().filter((f) => !last.includes(f));
-  assert(lost.length === 0, `Playwright disables ${lost.join(', ')} too: add to PLAYWRIGHT_DISABLED`);
-  assert(last.includes('WebRtcHideLocalIpsWithMdns'), 'WebRtcHideLocalIpsWithMdns is not disabled');
-  for (const flag of ['--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream']) {
-    assert(argv.includes(flag), `${flag} missing`);
-  }
-  return `${lists.length} --disable-features, the last with ${last.length} features`;
-}
 
 let context = null;
 let base = null; // http://127.0.0.1:PORT
@@ -242,7 +164,7 @@ async function sizes(page, who) {
         const r = await page.evaluate(([s, k]) => window.zqTest.roundTrip(s, k), [size, kind]);
         assert(r.ok, r.detail);
         return `${r.ms} ms`;
-      }) && lastFailure.includes('timed out');
+      }) && checks.lastFailure.includes('timed out');
     }
   }
 }
@@ -365,13 +287,7 @@ async function noCandidates() {
 // ---- Main ------------------------------------------------------------------------------------
 
 function printLogs() {
-  for (const name of ['signal', ...ROOMS.flatMap((r) => [`echo-${r}`, `page-${r}`])]) {
-    const file = join(logs, `${name}.log`);
-    if (!existsSync(file)) continue;
-    const lines = readFileSync(file, 'utf8').split('\n');
-    console.log(`---- ${file} (last 60 of ${lines.length} lines)`);
-    console.log(lines.slice(-61).join('\n'));
-  }
+  printTails(logs, ['signal', ...ROOMS.flatMap((r) => [`echo-${r}`, `page-${r}`])], 60);
 }
 
 async function shutdown() {
@@ -382,13 +298,6 @@ async function shutdown() {
 async function main() {
   console.log(`browser: ${CHROMIUM}, playwright-core ${JSON.parse(readFileSync(
     join(here, 'node_modules/playwright-core/package.json'), 'utf8')).version}, zq ${zq}`);
-  const watchdog = setTimeout(async () => {
-    console.log(`FAIL watchdog: the run took longer than ${WATCHDOG_MS / 1000} s`);
-    printLogs();
-    await shutdown();
-    process.exit(1);
-  }, WATCHDOG_MS);
-
   let pcap = null;
   if (process.env.ZQ_BROWSER_PCAP) {
     pcap = spawn('dumpcap', ['-q', '-i', 'lo', '-w', join(logs, 'lo.pcapng')], { stdio: 'ignore' });
@@ -399,39 +308,27 @@ async function main() {
   const signal = start('signal', ['signal', '--listen', '127.0.0.1:0', '--web', join(here, 'page')]);
   const [, port] = await waitLine(signal, /^zq signal: listening on http:\/\/127\.0\.0\.1:(\d+) /);
   base = `http://127.0.0.1:${port}`;
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: chromiumArgs(),
-  });
+  context = await launchChromium(profile, logs);
   console.log(`browser: Chromium ${context.browser() ? context.browser().version() : ''} ` +
     `serving ${base}/echo.html; logs in ${logs}`);
-  await check('Chromium runs with the interop flags (one --disable-features, ours, last)', flagsInForce);
+  await check('Chromium runs with the interop flags (one --disable-features, ours, last)',
+    () => flagsInForce(context));
 
   for (const group of [pageDials, zqDials, noCandidates]) {
     try {
       await group();
     } catch (e) {
-      results.FAIL++;
+      checks.failed++;
       console.log(`FAIL ${group.name}: ${e.message}`);
     }
   }
 
-  clearTimeout(watchdog);
-  await shutdown();
-  if (pcap) pcap.kill('SIGTERM');
-  console.log('\nfigures (measured, never asserted):');
-  for (const f of figures) console.log(`  ${f}`);
-  const failed = results.FAIL + results.SKIP > 0;
-  if (failed) printLogs();
-  console.log(`\nbrowser: ${results.PASS} passed, ${results.FAIL} failed, ${results.SKIP} skipped`);
-  rmSync(profile, { recursive: true, force: true });
-  if (failed || process.env.ZQ_BROWSER_KEEP || pcap) console.log(`logs kept in ${logs}`);
-  else rmSync(logs, { recursive: true, force: true });
-  process.exit(failed ? 1 : 0);
+  await finish(checks, { shutdown, printLogs, logs, temp: [profile], keep: pcap !== null,
+    before: () => {
+      if (pcap) pcap.kill('SIGTERM');
+      console.log('\nfigures (measured, never asserted):');
+      for (const f of figures) console.log(`  ${f}`);
+    } });
 }
 
-main().catch(async (e) => {
-  console.log(`FAIL run: ${e.stack || e.message}`);
-  printLogs();
-  await shutdown();
-  process.exit(1);
-});
+drive(main, { printLogs, shutdown });

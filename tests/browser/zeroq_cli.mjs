@@ -7,11 +7,12 @@
 // Each check prints PASS or FAIL; the exit status is non-zero if any failed. Nothing asserts on
 // time. ZQ_BROWSER_KEEP=1 keeps the logs (page consoles, zq's output) even when all passed.
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM, flagsInForce, launchChromium } from './chromium.mjs';
+import { CHROMIUM, flagsInForce, launchChromium } from '../support/chromium.mjs';
+import { Checks, assert, drive, finish, printTails } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const zq = process.argv[2] ? resolve(process.argv[2]) : null;
@@ -19,27 +20,11 @@ if (!zq || !existsSync(zq)) {
   console.error('usage: node zeroq_cli.mjs path/to/zq');
   process.exit(2);
 }
-const WATCHDOG_MS = 270_000; // under CTest's 300 s, so the logs still get printed
 const logs = mkdtempSync(join(tmpdir(), 'zq-zeroq-cli-logs-'));
 const profile = mkdtempSync(join(tmpdir(), 'zq-zeroq-cli-profile-'));
 
-let failed = 0;
-let passed = 0;
-
-async function check(name, fn) {
-  try {
-    const info = await fn();
-    passed++;
-    console.log(`PASS ${name}${info ? `  (${info})` : ''}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e.message}`);
-  }
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
+const checks = new Checks('zeroq cli');
+const { check } = checks;
 
 function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -213,14 +198,8 @@ async function pageJobProcessedOnceByWork() {
 // ---- Main ------------------------------------------------------------------------------------
 
 function printLogs() {
-  for (const name of ['signal', 'pub', 'sub', 'rep', 'work', 'page-zeroq-pub', 'page-zeroq-sub',
-    'page-zeroq-rep', 'page-zeroq-work']) {
-    const file = join(logs, `${name}.log`);
-    if (!existsSync(file)) continue;
-    const lines = readFileSync(file, 'utf8').split('\n');
-    console.log(`---- ${file} (last 40 of ${lines.length} lines)`);
-    console.log(lines.slice(-41).join('\n'));
-  }
+  printTails(logs, ['signal', 'pub', 'sub', 'rep', 'work', 'page-zeroq-pub', 'page-zeroq-sub',
+    'page-zeroq-rep', 'page-zeroq-work'], 40);
 }
 
 async function shutdown() {
@@ -230,12 +209,6 @@ async function shutdown() {
 
 async function main() {
   console.log(`browser: ${CHROMIUM}, zq ${zq}`);
-  const watchdog = setTimeout(async () => {
-    console.log(`FAIL watchdog: the run took longer than ${WATCHDOG_MS / 1000} s`);
-    printLogs();
-    await shutdown();
-    process.exit(1);
-  }, WATCHDOG_MS);
   const signal = start('signal',
     ['signal', '--listen', '127.0.0.1:0', '--web', join(here, 'page')]);
   const listening = /^zq signal: listening on http:\/\/127\.0\.0\.1:(\d+) /;
@@ -253,19 +226,7 @@ async function main() {
     pageRequestAnsweredByRep);
   await check('the page enqueues (broadcast on a queue name, twice) -> zq work does it once',
     pageJobProcessedOnceByWork);
-  clearTimeout(watchdog);
-  await shutdown();
-  if (failed > 0) printLogs();
-  console.log(`\nzeroq cli: ${passed} passed, ${failed} failed`);
-  rmSync(profile, { recursive: true, force: true });
-  if (failed > 0 || process.env.ZQ_BROWSER_KEEP) console.log(`logs kept in ${logs}`);
-  else rmSync(logs, { recursive: true, force: true });
-  process.exit(failed > 0 ? 1 : 0);
+  await finish(checks, { shutdown, printLogs, logs, temp: [profile] });
 }
 
-main().catch(async (e) => {
-  console.log(`FAIL run: ${e.stack || e.message}`);
-  printLogs();
-  await shutdown();
-  process.exit(1);
-});
+drive(main, { printLogs, shutdown });

@@ -17,27 +17,24 @@
 // never asserted. ZQ_BROWSER_KEEP=1 keeps the logs; ZQ_DASHBOARD_SHOT=path writes the
 // screenshot elsewhere than docs/dashboard.png ("" for none).
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync,
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync,
   symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NO_BACKGROUND_THROTTLING, launchBrowser } from '../support/chromium.mjs';
+import { Checks, assert, drive, finish, printTails, stamp } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-/* playwright-core as tests/browser installed it (package-lock.json there pins it) */
-const { chromium } = createRequire(join(root, 'tests/browser/package.json'))('playwright-core');
 
 const zq = process.argv[2] ? resolve(process.argv[2]) : null;
 if (!zq || !existsSync(zq)) {
   console.error('usage: node dashboard.mjs path/to/zq');
   process.exit(2);
 }
-const CHROMIUM = process.env.ZQ_CHROMIUM || '/usr/bin/chromium';
 const SHOT = process.env.ZQ_DASHBOARD_SHOT ?? join(root, 'docs/dashboard.png');
-const WATCHDOG_MS = 270_000; /* under CTest's 300 s, so the logs still get printed */
 const ROOM = 'default-topic';
 const JOBS = 20;
 const DURATION_S = 20;
@@ -52,30 +49,8 @@ symlinkSync(join(here, 'page'), join(site, 'page'));
 
 // ---- Results ------------------------------------------------------------------------------------
 
-let failed = 0;
-let passed = 0;
-
-async function check(name, fn) {
-  const start = Date.now();
-  try {
-    const info = await fn();
-    passed++;
-    console.log(`PASS ${name}${info ? `  (${info})` : ''}  [${Date.now() - start} ms]`);
-    return true;
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${e.message}`);
-    return false;
-  }
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-function stamp() {
-  return ((performance.timeOrigin + performance.now()) / 1000).toFixed(6);
-}
+const checks = new Checks('dashboard', { timed: true });
+const { check } = checks;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -158,26 +133,7 @@ function processesWith(text) {
   return found;
 }
 
-// ---- Chromium (the flags of tests/browser/run.mjs) ---------------------------------------------
-
-const PLAYWRIGHT_DISABLED = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync', 'BoundaryEventDispatchTracksNodeRemoval',
-  'DestroyProfileOnBrowserClose', 'DialMediaRouteProvider', 'GlobalMediaControls',
-  'HttpsUpgrades', 'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning',
-  'Translate', 'AutoDeElevate', 'RenderDocument', 'OptimizationHints', 'msForceBrowserSignIn',
-  'msEdgeUpdateLaunchServicesPreferredVersion',
-];
-
-function chromiumArgs() {
-  return [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--no-proxy-server', '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
-    '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
-    '--disable-backgrounding-occluded-windows',
-    `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
-  ];
-}
+// ---- Pages -------------------------------------------------------------------------------------
 
 let browser = null;
 const pageErrors = [];
@@ -428,13 +384,7 @@ async function demoDuration() {
 // ---- Main ---------------------------------------------------------------------------------------
 
 function printLogs() {
-  for (const name of logNames) {
-    const file = join(logs, `${name}.log`);
-    if (!existsSync(file)) continue;
-    const lines = readFileSync(file, 'utf8').split('\n');
-    console.log(`---- ${file} (last 30 of ${lines.length} lines)`);
-    console.log(lines.slice(-31).join('\n'));
-  }
+  printTails(logs, logNames, 30);
 }
 
 async function shutdown() {
@@ -491,14 +441,7 @@ async function twentyJobs(a, b, more) {
 }
 
 async function main() {
-  const watchdog = setTimeout(async () => {
-    console.log(`FAIL watchdog: the run took longer than ${WATCHDOG_MS / 1000} s`);
-    printLogs();
-    await shutdown();
-    process.exit(1);
-  }, WATCHDOG_MS);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
-    args: chromiumArgs() });
+  browser = await launchBrowser(logs, NO_BACKGROUND_THROTTLING);
   const { demo, port, base } = await startDemo('demo', ['--web', site]);
   console.log(`browser: Chromium ${browser.version()}; zq demo at ${base}/, logs in ${logs}`);
 
@@ -512,19 +455,7 @@ async function main() {
   await check(`d: zq demo --duration ${DURATION_S} with the dashboard: exit 0, nothing left`,
     demoDuration);
 
-  clearTimeout(watchdog);
-  await shutdown();
-  if (failed) printLogs();
-  console.log(`\ndashboard: ${passed} passed, ${failed} failed`);
-  rmSync(site, { recursive: true, force: true });
-  if (failed || process.env.ZQ_BROWSER_KEEP) console.log(`logs kept in ${logs}`);
-  else rmSync(logs, { recursive: true, force: true });
-  process.exit(failed ? 1 : 0);
+  await finish(checks, { shutdown, printLogs, logs, temp: [site] });
 }
 
-main().catch(async (e) => {
-  console.log(`FAIL run: ${e.stack || e.message}`);
-  printLogs();
-  await shutdown();
-  process.exit(1);
-});
+drive(main, { printLogs, shutdown });

@@ -9,41 +9,7 @@
 # test runs npm ci there; so does this script when it is missing and npm is there). Runs in a
 # private network namespace with only loopback up, also when the caller is already in one:
 # Chromium and zq see only 127.0.0.1.
-set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-zq=${1:?usage: run.sh path/to/zq}
-case "$zq" in
-    /*) ;;
-    *) zq="$(pwd)/$zq" ;;
-esac
-[ -x "$zq" ] || { echo "run.sh: $zq is not an executable zq" >&2; exit 2; }
-
-chromium=${ZQ_CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ]; then
-    echo "run.sh: no $chromium: apt-get install chromium (or scripts/setup test)" >&2
-    exit 1
-fi
-if ! command -v node >/dev/null 2>&1; then
-    echo "run.sh: no node: apt-get install nodejs npm (or scripts/setup test)" >&2
-    exit 1
-fi
-browser="$here/../browser"
-if [ ! -d "$browser/node_modules/playwright-core" ]; then
-    if command -v npm >/dev/null 2>&1; then
-        (cd "$browser" && npm ci --no-audit --no-fund) >&2 ||
-            { echo "run.sh: npm ci in tests/browser failed" >&2; exit 1; }
-    else
-        echo "run.sh: no playwright-core in tests/browser: npm ci there (or scripts/setup test)" >&2
-        exit 1
-    fi
-fi
-
-cd "$here"
-# `unshare -n` needs root; otherwise map the caller to root in a new user namespace too.
-if [ "$(id -u)" -eq 0 ]; then
-    netns="unshare -n"
-else
-    netns="unshare -r -n"
-fi
-# shellcheck disable=SC2086,SC2016
-exec $netns sh -c 'ip link set lo up && exec node dashboard.mjs "$1"' sh "$zq"
+# shellcheck source=../support/browser_env.sh
+. "$(dirname "$0")/../support/browser_env.sh"
+browser_env_check "$@"
+browser_env_exec dashboard.mjs

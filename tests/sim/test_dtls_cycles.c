@@ -13,43 +13,7 @@
 #include <cmocka.h>
 
 #include "dtls_pair.h"
-
-/* volatile: the compiler treats malloc as unable to read them, and would drop the stores. */
-static volatile unsigned long heap_calls;
-static volatile bool counting;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-void *__wrap_malloc(size_t n)
-{
-    heap_calls = heap_calls + counting;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    heap_calls = heap_calls + counting;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    heap_calls = heap_calls + counting;
-    return __real_realloc(p, n);
-}
-
-void __wrap_free(void *p)
-{
-    heap_calls = heap_calls + (counting && p != NULL);
-    __real_free(p);
-}
+#include "heap_count.h"
 
 static dtls_pair_t pair;
 
@@ -86,10 +50,10 @@ static bool one_cycle(uint64_t seed)
 static void heap_wrappers_count_calls(void **state)
 {
     (void)state;
-    counting = true;
+    heap_counting = true;
     void *volatile p = malloc(16);
     free(p);
-    counting = false;
+    heap_counting = false;
     assert_int_equal(heap_calls, 2);
     heap_calls = 0;
 }
@@ -102,7 +66,7 @@ static void thousand_reconnects_return_the_arena_to_baseline_without_heap(void *
     assert_int_equal(dtls_arena_stats(&base), ZQ_OK);
     size_t worst_leak = 0;
     unsigned failures = 0;
-    counting = true;
+    heap_counting = true;
     for (unsigned i = 0; i < cycles; i++) {
         failures += !one_cycle(i + 1);
         dtls_arena_stats_t now;
@@ -111,7 +75,7 @@ static void thousand_reconnects_return_the_arena_to_baseline_without_heap(void *
         worst_leak = leak > worst_leak ? leak : worst_leak;
         worst_leak += now.blocks != base.blocks;
     }
-    counting = false;
+    heap_counting = false;
     dtls_arena_stats_t end;
     assert_int_equal(dtls_arena_stats(&end), ZQ_OK);
     printf("    %u cycles: %u failed, arena baseline %zu B in %zu blocks, peak %zu B, "

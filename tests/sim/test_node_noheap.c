@@ -13,43 +13,7 @@
 #include <cmocka.h>
 
 #include "mesh.h"
-
-/* volatile: the compiler treats malloc as unable to read them, and would drop the stores. */
-static volatile unsigned long heap_calls;
-static volatile bool counting;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-void *__wrap_malloc(size_t n)
-{
-    heap_calls = heap_calls + counting;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-    heap_calls = heap_calls + counting;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-    heap_calls = heap_calls + counting;
-    return __real_realloc(p, n);
-}
-
-void __wrap_free(void *p)
-{
-    heap_calls = heap_calls + (counting && p != NULL);
-    __real_free(p);
-}
+#include "heap_count.h"
 
 static size_t arena_in_use(void)
 {
@@ -77,7 +41,7 @@ static void connect_exchange_close_100_times_without_heap_or_growth(void **state
     assert_int_equal(brk_subscribe(&mesh.members[0].broker, mesh.now, "ping"), ZQ_OK);
     assert_int_equal(brk_subscribe(&mesh.members[1].broker, mesh.now, "ping"), ZQ_OK);
     size_t baseline = arena_in_use(); /* the two identities and their contexts */
-    counting = true;
+    heap_counting = true;
     unsigned cycles = getenv("ZQ_NODE_CYCLES") != NULL ? (unsigned)atoi(getenv("ZQ_NODE_CYCLES"))
                                                           : 100;
     for (unsigned c = 0; c < cycles; c++) {
@@ -103,7 +67,7 @@ static void connect_exchange_close_100_times_without_heap_or_growth(void **state
         assert_int_equal(arena_in_use(), baseline);
         mesh_online(1);
     }
-    counting = false;
+    heap_counting = false;
     assert_int_equal(heap_calls, 0);
     printf("    %u cycles: 0 heap calls, the DTLS arena back at %zu bytes after each\n", cycles,
            baseline);

@@ -8,24 +8,21 @@
 // Each check prints PASS/FAIL/SKIP; the exit status is non-zero if any did not pass. Times are
 // printed, never asserted. ZQ_BROWSER_KEEP=1 keeps the logs (each page's console, zq signal's).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, appendFileSync, readFileSync, existsSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, appendFileSync, existsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NO_BACKGROUND_THROTTLING, launchChromium } from '../support/chromium.mjs';
+import { Checks, assert, drive, finish, printTails, stamp } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-/* playwright-core as tests/browser installed it (package-lock.json there pins it) */
-const { chromium } = createRequire(join(root, 'tests/browser/package.json'))('playwright-core');
 
 const zq = process.argv[2] ? resolve(process.argv[2]) : null;
 if (!zq || !existsSync(zq)) {
   console.error('usage: node browser.mjs path/to/zq');
   process.exit(2);
 }
-const CHROMIUM = process.env.ZQ_CHROMIUM || '/usr/bin/chromium';
-const WATCHDOG_MS = 270_000; /* under CTest's 300 s, so the logs still get printed */
 const QOS_MESSAGES = 400;
 const JOBS = 40;
 const BIG = 300 * 1000;
@@ -39,35 +36,8 @@ symlinkSync(join(here, 'page'), join(site, 'page'));
 
 // ---- Results ------------------------------------------------------------------------------------
 
-const results = { PASS: 0, FAIL: 0, SKIP: 0 };
-const figures = [];
-
-async function check(name, fn) {
-  const start = Date.now();
-  try {
-    const info = await fn();
-    results.PASS++;
-    console.log(`PASS ${name}${info ? `  (${info})` : ''}  [${Date.now() - start} ms]`);
-    return true;
-  } catch (e) {
-    results.FAIL++;
-    console.log(`FAIL ${name}: ${e.message}`);
-    return false;
-  }
-}
-
-function skip(name, why) {
-  results.SKIP++;
-  console.log(`SKIP ${name}: ${why}`);
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-function stamp() {
-  return ((performance.timeOrigin + performance.now()) / 1000).toFixed(6);
-}
+const checks = new Checks('web', { timed: true, skips: true });
+const { check, skip } = checks;
 
 // ---- zq signal ----------------------------------------------------------------------------------
 
@@ -101,26 +71,7 @@ function startSignal(listen = '127.0.0.1:0') {
   });
 }
 
-// ---- Chromium (the flags of tests/browser/run.mjs) ---------------------------------------------
-
-const PLAYWRIGHT_DISABLED = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync', 'BoundaryEventDispatchTracksNodeRemoval',
-  'DestroyProfileOnBrowserClose', 'DialMediaRouteProvider', 'GlobalMediaControls',
-  'HttpsUpgrades', 'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning',
-  'Translate', 'AutoDeElevate', 'RenderDocument', 'OptimizationHints', 'msForceBrowserSignIn',
-  'msEdgeUpdateLaunchServicesPreferredVersion',
-];
-
-function chromiumArgs() {
-  return [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--no-proxy-server', '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
-    '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
-    '--disable-backgrounding-occluded-windows',
-    `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
-  ];
-}
+// ---- Pages -------------------------------------------------------------------------------------
 
 let context = null;
 let base = null;
@@ -529,13 +480,7 @@ async function zeroqInterop() {
 // ---- Main ---------------------------------------------------------------------------------------
 
 function printLogs() {
-  for (const name of ['signal', ...pageNames.map((n) => `page-${n}`)]) {
-    const file = join(logs, `${name}.log`);
-    if (!existsSync(file)) continue;
-    const lines = readFileSync(file, 'utf8').split('\n');
-    console.log(`---- ${file} (last 40 of ${lines.length} lines)`);
-    console.log(lines.slice(-41).join('\n'));
-  }
+  printTails(logs, ['signal', ...pageNames.map((n) => `page-${n}`)], 40);
 }
 
 async function shutdown() {
@@ -548,17 +493,9 @@ async function shutdown() {
 }
 
 async function main() {
-  const watchdog = setTimeout(async () => {
-    console.log(`FAIL watchdog: the run took longer than ${WATCHDOG_MS / 1000} s`);
-    printLogs();
-    await shutdown();
-    process.exit(1);
-  }, WATCHDOG_MS);
   const port = await startSignal();
   base = `http://127.0.0.1:${port}`;
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: chromiumArgs(),
-  });
+  context = await launchChromium(profile, logs, NO_BACKGROUND_THROTTLING);
   console.log(`browser: Chromium ${context.browser() ? context.browser().version() : ''}, ` +
     `serving ${base}/page/; logs in ${logs}`);
 
@@ -588,21 +525,7 @@ async function main() {
   await check('a plain ZeroQ page and a zq.js page in one room', zeroqInterop);
   await check('zq.js and the C broker (zq commands) in one room', cBroker);
 
-  clearTimeout(watchdog);
-  await shutdown();
-  const failed = results.FAIL + results.SKIP > 0;
-  if (failed) printLogs();
-  console.log(`\nweb: ${results.PASS} passed, ${results.FAIL} failed, ${results.SKIP} skipped`);
-  rmSync(profile, { recursive: true, force: true });
-  rmSync(site, { recursive: true, force: true });
-  if (failed || process.env.ZQ_BROWSER_KEEP) console.log(`logs kept in ${logs}`);
-  else rmSync(logs, { recursive: true, force: true });
-  process.exit(failed ? 1 : 0);
+  await finish(checks, { shutdown, printLogs, logs, temp: [profile, site] });
 }
 
-main().catch(async (e) => {
-  console.log(`FAIL run: ${e.stack || e.message}`);
-  printLogs();
-  await shutdown();
-  process.exit(1);
-});
+drive(main, { printLogs, shutdown });

@@ -4,61 +4,21 @@
 //
 // Roles follow ZeroQ: a member that hears peer_joined dials the newcomer (offer + one
 // data channel labelled with the room); the newcomer answers. Candidates trickle both ways.
+// page.js, loaded before, holds the log, the waiting and the signalling transport.
 'use strict';
 
-const params = new URLSearchParams(location.search);
-const room = params.get('room') || 'default-topic';
-const signalUrl = params.get('signal') ||
-  `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
 const noCandidates = params.get('nocandidates') === '1';
 
 const CLOSE_COMMAND = 'zq-echo close'; // node/echo.h: zq echo closes the channel, no echo
 
-// ---- Log: to the console (run.mjs saves it) and onto the page ------------------------------
-
-const t0 = performance.now();
-const lines = [];
-function note(text) {
-  const line = `${(performance.now() - t0).toFixed(1).padStart(9)} ms  ${text}`;
-  lines.push(line);
-  console.log(`[zq-page] ${line}`);
-  const el = document.getElementById('log');
-  if (el) el.textContent += line + '\n';
-}
-function setState(s) {
-  const el = document.getElementById('state');
-  if (el) el.textContent = s;
-}
-
 // ---- Signalling ------------------------------------------------------------------------------
 
-let ws = null;
 let myId = null;
 let joinedAt = null;         // performance.now() when our join went out
 let peerJoinedAt = null;     // ... when we heard the peer we dial join
 let candidatesSent = 0;      // ice_candidate frames sent
 let candidatesReceived = 0;  // ... and received
 const peers = new Map();     // peerId -> {pc, role, pending: [candidates before the remote SDP]}
-let chain = Promise.resolve(); // signalling frames are handled one at a time, in order
-
-function sendSignal(frame) {
-  if (frame.type !== 'ice_candidate') note(`signal -> ${frame.type} ${frame.peerId || ''}`);
-  ws.send(JSON.stringify(frame));
-}
-
-function onSignal(ev) {
-  let m;
-  try {
-    m = JSON.parse(ev.data);
-  } catch (e) {
-    note(`signal: not JSON: ${String(ev.data).slice(0, 80)}`);
-    return;
-  }
-  if (m.type !== 'ice_candidate') note(`signal <- ${m.type} ${m.peerId || ''}`);
-  chain = chain.then(() => handleSignal(m))
-    .catch((e) => note(`signal ${m.type}: ${e}`))
-    .finally(wake);
-}
 
 async function handleSignal(m) {
   switch (m.type) {
@@ -98,10 +58,6 @@ async function handleSignal(m) {
     default:
       break;
   }
-}
-
-async function flushCandidates(p) {
-  for (const c of p.pending.splice(0)) await p.pc.addIceCandidate(c);
 }
 
 // ---- Peer connections ------------------------------------------------------------------------
@@ -155,15 +111,6 @@ async function answer(peerId, offer) {
 
 let channel = null;       // {dc, peerId, role, openedAt, closedAt}
 const inbox = [];         // messages not yet taken
-let waiters = [];         // resolvers waiting for inbox or state changes
-function wake() {
-  const w = waiters;
-  waiters = [];
-  for (const f of w) f();
-}
-function changed() {
-  return new Promise((resolve) => waiters.push(resolve));
-}
 
 function adoptChannel(dc, peerId, role) {
   dc.binaryType = 'arraybuffer';
@@ -190,18 +137,6 @@ function adoptChannel(dc, peerId, role) {
     if (ch === channel) inbox.push(e.data);
     wake();
   };
-}
-
-// Resolves once pred() holds; throws what(): a description of the state, after ms.
-async function until(pred, ms, what) {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    const left = deadline - performance.now();
-    if (left <= 0) throw new Error(`timed out after ${ms} ms: ${what()}`);
-    await Promise.race([changed(), new Promise((r) => setTimeout(r, Math.min(left, 250)))]);
-  }
 }
 
 function describe() {
@@ -269,13 +204,7 @@ window.zqTest = {
 
   // Opens the WebSocket, sends join, waits for the welcome id.
   async join(ms = 10000) {
-    ws = new WebSocket(signalUrl);
-    ws.onmessage = onSignal;
-    ws.onclose = (e) => { note(`signalling closed ${e.code}`); wake(); };
-    await new Promise((resolve, reject) => {
-      ws.onopen = resolve;
-      ws.onerror = () => reject(new Error(`cannot open ${signalUrl}`));
-    });
+    await openSignalling();
     joinedAt = performance.now();
     sendSignal({ type: 'join', topicId: room });
     await until(() => myId, ms, () => 'no welcome');

@@ -7,79 +7,17 @@
 // room); on open each side sends __gossip__ once; __ping__ every 10 s and __pong__ at once;
 // envelopes {id, topic, payload, timestamp, seq, retryCount} broadcast to every open channel;
 // anything else that is not a valid envelope (zq's __zq_hello__ among them) dropped; received
-// envelopes deduplicated by `${id}:${retryCount}`.
+// envelopes deduplicated by `${id}:${retryCount}`. page.js, loaded before, holds the log, the
+// waiting and the signalling transport.
 'use strict';
-
-const params = new URLSearchParams(location.search);
-const room = params.get('room') || 'default-topic';
-const signalUrl = params.get('signal') ||
-  `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
 
 const PING_MS = 10000; // ZeroQ's heartbeat
 
-// ---- Log: to the console (the driver saves it) and onto the page ------------------------------
-
-const t0 = performance.now();
-const lines = [];
-function note(text) {
-  const line = `${(performance.now() - t0).toFixed(1).padStart(9)} ms  ${text}`;
-  lines.push(line);
-  console.log(`[zeroq-page] ${line}`);
-  const el = document.getElementById('log');
-  if (el) el.textContent += line + '\n';
-}
-function setState(s) {
-  const el = document.getElementById('state');
-  if (el) el.textContent = s;
-}
-
-// ---- Waiting ----------------------------------------------------------------------------------
-
-let waiters = [];
-function wake() {
-  const w = waiters;
-  waiters = [];
-  for (const f of w) f();
-}
-
-// Resolves with pred()'s first truthy value; throws with what() after ms.
-async function until(pred, ms, what) {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const v = pred();
-    if (v) return v;
-    const left = deadline - performance.now();
-    if (left <= 0) throw new Error(`timed out after ${ms} ms: ${what()}`);
-    await Promise.race([new Promise((r) => waiters.push(r)),
-      new Promise((r) => setTimeout(r, Math.min(left, 250)))]);
-  }
-}
-
 // ---- Signalling (zeroq-wire.md §1-2) ----------------------------------------------------------
 
-let ws = null;
 let myId = null;
 const peers = new Map(); // peerId -> {pc, role, pending: candidates before the remote SDP, dc}
 const knownPeers = new Set();
-let chain = Promise.resolve(); // frames handled one at a time, in order
-
-function sendSignal(frame) {
-  if (frame.type !== 'ice_candidate') note(`signal -> ${frame.type} ${frame.peerId || ''}`);
-  ws.send(JSON.stringify(frame));
-}
-
-function onSignal(ev) {
-  let m;
-  try {
-    m = JSON.parse(ev.data);
-  } catch (e) {
-    note(`signal: not JSON: ${String(ev.data).slice(0, 80)}`);
-    return;
-  }
-  if (m.type !== 'ice_candidate') note(`signal <- ${m.type} ${m.peerId || ''}`);
-  chain = chain.then(() => handleSignal(m)).catch((e) => note(`signal ${m.type}: ${e}`))
-    .finally(wake);
-}
 
 async function handleSignal(m) {
   if (m.type === 'welcome') {
@@ -107,10 +45,6 @@ async function handleSignal(m) {
     knownPeers.delete(m.peerId);
   }
   return undefined;
-}
-
-async function flushCandidates(p) {
-  for (const c of p.pending.splice(0)) await p.pc.addIceCandidate(c);
 }
 
 function newPeer(peerId, role) {
@@ -241,13 +175,7 @@ window.zqTest = {
 
   // Opens the WebSocket, sends join, waits for the welcome id.
   async join(ms = 10000) {
-    ws = new WebSocket(signalUrl);
-    ws.onmessage = onSignal;
-    ws.onclose = (e) => { note(`signalling closed ${e.code}`); wake(); };
-    await new Promise((resolve, reject) => {
-      ws.onopen = resolve;
-      ws.onerror = () => reject(new Error(`cannot open ${signalUrl}`));
-    });
+    await openSignalling();
     sendSignal({ type: 'join', topicId: room });
     await until(() => myId, ms, () => 'no welcome');
     note(`joined '${room}' as ${myId}`);

@@ -1,9 +1,13 @@
-// Headless Chromium for zq's browser tests, launched as run.mjs launches it: Debian's chromium
-// through playwright-core, host candidates as plain addresses (no mDNS), loopback allowed.
-// zeroq_cli.mjs imports it; run.mjs still carries its own copy of these lines (this file was
-// added beside it, not cut out of it).
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+// Headless Chromium for zq's browser tests (tests/browser, tests/web, tests/dashboard): Debian's
+// chromium through playwright-core, host candidates as plain addresses (no mDNS), loopback
+// allowed.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/* playwright-core as tests/browser installed it (package-lock.json there pins it) */
+const { chromium } = createRequire(join(here, '../browser/package.json'))('playwright-core');
 
 export const CHROMIUM = process.env.ZQ_CHROMIUM || '/usr/bin/chromium';
 
@@ -19,12 +23,20 @@ export const PLAYWRIGHT_DISABLED = [
   'msEdgeUpdateLaunchServicesPreferredVersion',
 ];
 
-// ZQ_BROWSER_CHROMIUM_LOG=1 adds Chromium's own WebRTC log in logDir.
-export function chromiumArgs(logDir) {
+// For tests with several pages open at once: a page not in front keeps its timers at full rate.
+export const NO_BACKGROUND_THROTTLING = [
+  '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
+];
+
+// @p extra goes before --disable-features. ZQ_BROWSER_CHROMIUM_LOG=1 adds Chromium's own
+// WebRTC log in logDir.
+export function chromiumArgs(logDir, extra = []) {
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
     '--no-proxy-server', '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
+    ...extra,
     `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
   ];
   if (process.env.ZQ_BROWSER_CHROMIUM_LOG) {
@@ -34,10 +46,17 @@ export function chromiumArgs(logDir) {
   return args;
 }
 
-export function launchChromium(profileDir, logDir) {
+/** One browser context over @p profileDir, its tabs sharing storage (a reload keeps it). */
+export function launchChromium(profileDir, logDir, extra = []) {
   return chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM, headless: true, args: chromiumArgs(logDir),
+    executablePath: CHROMIUM, headless: true, args: chromiumArgs(logDir, extra),
   });
+}
+
+/** A browser whose contexts (browser.newContext()) share nothing. */
+export function launchBrowser(logDir, extra = []) {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true,
+    args: chromiumArgs(logDir, extra) });
 }
 
 // What Chromium was started with (chrome://version; CDP's getBrowserCommandLine wants
