@@ -2,17 +2,17 @@
  * signal/ws.h's connection over the port's TCP. */
 #include "zq_esp32_ws.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/select.h>
 
-#include "esp32_sockaddr.h"
 #include "lwip/netdb.h"
+#include "port/bsd/bsd_socket.h"
+#include "port/bsd/ws_socket.h"
 
 /* Socket reads per service before the loop gets back to its timers and the UDP socket. */
 #define READS_PER_SERVICE 8
-/* The server's 101 answer (zq signal's is ~130 bytes; a proxy's a few hundred). */
+/* The upgrade request (host and path of zq_esp32_url_t: under 400 bytes), then the server's 101
+ * answer (zq signal's is ~130 bytes; a proxy's a few hundred). */
 #define HEAD_MAX 1024
 
 /* ---- URL (RFC 6455 §3) ------------------------------------------------------------------- */
@@ -103,7 +103,7 @@ zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **w
     return ZQ_OK;
 }
 
-/* ---- Opening ------------------------------------------------------------------------------- */
+/* ---- Opening: resolve, connect, then port/bsd's handshake -------------------------------- */
 
 static zq_err_t resolve(const zq_esp32_url_t *url, zq_addr_t *addr)
 {
@@ -119,132 +119,19 @@ static zq_err_t resolve(const zq_esp32_url_t *url, zq_addr_t *addr)
     if (getaddrinfo(url->host, NULL, &hints, &res) != 0 || res == NULL) {
         return ZQ_ERR_NOT_FOUND;
     }
-    zq_err_t err = zq_esp32_addr_from_sockaddr(res->ai_addr, addr);
+    zq_err_t err = zq_bsd_addr_from_sockaddr(res->ai_addr, addr);
     freeaddrinfo(res);
     addr->port = url->port;
     return err;
 }
 
-/* Waits until @p fd is readable (or writable), or ZQ_ERR_TIMEOUT at @p deadline. */
-static zq_err_t wait_fd(int fd, bool write, uint64_t deadline)
-{
-    for (;;) {
-        uint64_t now = zq_port_now_ms();
-        if (now >= deadline) {
-            return ZQ_ERR_TIMEOUT;
-        }
-        uint64_t left = deadline - now;
-        fd_set set;
-        FD_ZERO(&set);
-        FD_SET(fd, &set);
-        struct timeval tv = {.tv_sec = (time_t)(left / 1000u),
-                             .tv_usec = (suseconds_t)((left % 1000u) * 1000u)};
-        int n = select(fd + 1, write ? NULL : &set, write ? &set : NULL, NULL, &tv);
-        if (n > 0) {
-            return ZQ_OK; /* also on an error: the next call says which */
-        }
-        if (n < 0 && errno != EINTR) {
-            return ZQ_ERR_IO;
-        }
-    }
-}
-
-static zq_err_t send_all(int fd, const uint8_t *data, size_t len, uint64_t deadline)
-{
-    while (len > 0) {
-        zq_err_t err = wait_fd(fd, true, deadline);
-        size_t sent = 0;
-        if (err == ZQ_OK) {
-            err = zq_port_tcp_send(fd, data, len, &sent);
-        }
-        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
-            return err;
-        }
-        data += sent;
-        len -= sent;
-    }
-    return ZQ_OK;
-}
-
-static zq_err_t send_request(zq_esp32_ws_t *c, const zq_esp32_url_t *url, const uint8_t nonce[16],
-                             uint64_t deadline)
-{
-    char host[sizeof url->host + 8];
-    if (url->port == 80) {
-        (void)snprintf(host, sizeof host, "%s", url->host);
-    } else {
-        (void)snprintf(host, sizeof host, "%s:%u", url->host, (unsigned)url->port);
-    }
-    ws_client_handshake_t hs = {.host = host, .path = url->path};
-    memcpy(hs.nonce, nonce, sizeof hs.nonce);
-    uint8_t req[sizeof host + sizeof url->path + 256];
-    zq_writer_t w = zq_writer(req, sizeof req);
-    if (ws_client_request(&w, &hs) != ZQ_OK) {
-        return ZQ_ERR_INVALID_ARG;
-    }
-    return send_all(c->sock, req, w.len, deadline);
-}
-
-/* Reads until the answer's head is complete; what came after it is kept for the first
- * service (frames the server sent at once). */
-static zq_err_t read_answer(zq_esp32_ws_t *c, const uint8_t nonce[16], uint64_t deadline,
-                            int *status)
-{
-    char head[HEAD_MAX];
-    size_t have = 0;
-    for (;;) {
-        size_t used = 0;
-        zq_err_t err = ws_client_check_response(head, have, nonce, &used, status);
-        if (err != ZQ_ERR_NEED_MORE) {
-            if (err == ZQ_OK && have - used > sizeof c->early) {
-                return ZQ_ERR_TOO_LONG;
-            }
-            if (err == ZQ_OK) {
-                c->early_len = have - used;
-                memcpy(c->early, head + used, c->early_len);
-            }
-            return err;
-        }
-        if (have == sizeof head) {
-            return ZQ_ERR_TOO_LONG;
-        }
-        size_t got = 0;
-        err = wait_fd(c->sock, false, deadline);
-        if (err == ZQ_OK) {
-            err = zq_port_tcp_recv(c->sock, (uint8_t *)head + have, sizeof head - have, &got);
-        }
-        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
-            return err == ZQ_ERR_TIMEOUT ? err : ZQ_ERR_CLOSED;
-        }
-        have += got;
-    }
-}
-
 static zq_err_t handshake(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t timeout_ms,
                           const char **why)
 {
-    uint64_t deadline = zq_port_now_ms() + timeout_ms;
-    uint8_t nonce[16];
-    if (zq_rand_bytes(&c->rand, nonce, sizeof nonce) != ZQ_OK) {
-        *why = "the random source failed";
-        return ZQ_ERR_CRYPTO;
-    }
-    int status = 0;
-    zq_err_t err = send_request(c, url, nonce, deadline);
-    if (err == ZQ_OK) {
-        err = read_answer(c, nonce, deadline, &status);
-    }
-    if (err == ZQ_ERR_TIMEOUT) {
-        *why = "no answer to the WebSocket upgrade within the timeout";
-    } else if (err == ZQ_ERR_CLOSED || err == ZQ_ERR_IO) {
-        *why = "the server closed the connection during the WebSocket handshake";
-        err = ZQ_ERR_IO;
-    } else if (err != ZQ_OK) {
-        *why = status != 0 && status != 101 ? "the server did not upgrade to a WebSocket"
-                                            : "the server's answer is not a WebSocket upgrade";
-        err = ZQ_ERR_MALFORMED;
-    }
-    return err;
+    char head[HEAD_MAX];
+    zq_bsd_ws_target_t to = {.host = url->host, .port = url->port, .path = url->path};
+    return zq_bsd_ws_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
+                               sizeof c->why, why);
 }
 
 zq_err_t zq_esp32_ws_open(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t timeout_ms,
@@ -254,7 +141,6 @@ zq_err_t zq_esp32_ws_open(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t 
         zq_esp32_ws_close(c);
     }
     c->sock = ZQ_SOCKET_INVALID;
-    c->early_len = 0;
     c->rand = zq_port_rand();
     zq_addr_t addr;
     zq_err_t err = resolve(url, &addr);
@@ -262,13 +148,10 @@ zq_err_t zq_esp32_ws_open(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t 
         *why = "the host name does not resolve to an IPv4 address";
         return ZQ_ERR_NOT_FOUND;
     }
-    err = zq_port_tcp_connect(&c->sock, &addr, timeout_ms);
-    if (err != ZQ_OK) {
-        *why = err == ZQ_ERR_TIMEOUT ? "no answer to the TCP connect within the timeout"
-                                     : "connection refused";
-        return err == ZQ_ERR_TIMEOUT ? err : ZQ_ERR_IO;
+    err = zq_bsd_ws_connect(&addr, timeout_ms, &c->sock, why);
+    if (err == ZQ_OK) {
+        err = handshake(c, url, timeout_ms, why);
     }
-    err = handshake(c, url, timeout_ms, why);
     if (err != ZQ_OK) {
         zq_port_tcp_close(c->sock);
         c->sock = ZQ_SOCKET_INVALID;
@@ -288,23 +171,11 @@ bool zq_esp32_ws_wants_write(zq_esp32_ws_t *c)
     return c->open && ws_pending_output(&c->ws, &out, &n);
 }
 
-/* Writes what the socket takes now. */
+/* Writes what the socket takes now; the rest when the runner sees it writable. */
 static zq_err_t flush(zq_esp32_ws_t *c)
 {
-    const uint8_t *out;
-    size_t n;
-    while (ws_pending_output(&c->ws, &out, &n)) {
-        size_t sent = 0;
-        zq_err_t err = zq_port_tcp_send(c->sock, out, n, &sent);
-        if (err == ZQ_ERR_WOULD_BLOCK) {
-            return ZQ_OK;
-        }
-        if (err != ZQ_OK) {
-            return err;
-        }
-        ws_output_consumed(&c->ws, sent);
-    }
-    return ZQ_OK;
+    zq_err_t err = zq_bsd_ws_flush(&c->ws, c->sock);
+    return err == ZQ_ERR_WOULD_BLOCK ? ZQ_OK : err;
 }
 
 /* The connection is over (§7.1.4): the answer to a close goes out if it fits, then TCP. */
@@ -365,11 +236,6 @@ zq_err_t zq_esp32_ws_service(zq_esp32_ws_t *c, uint64_t now, bool readable,
         return ZQ_ERR_CLOSED;
     }
     zq_err_t err = ZQ_OK;
-    if (c->early_len > 0) {
-        size_t n = c->early_len;
-        c->early_len = 0;
-        err = feed(c, now, c->early, n, on_text, ctx, code);
-    }
     uint8_t buf[512];
     for (int i = 0; err == ZQ_OK && readable && i < READS_PER_SERVICE; i++) {
         size_t len = 0;
@@ -386,24 +252,10 @@ zq_err_t zq_esp32_ws_service(zq_esp32_ws_t *c, uint64_t now, bool readable,
     return err;
 }
 
+/* A failed write shows up as the socket's reset or end on the next service. */
 zq_err_t zq_esp32_ws_send_text(zq_esp32_ws_t *c, const char *text, size_t len)
 {
-    if (!c->open) {
-        return ZQ_ERR_CLOSED;
-    }
-    zq_err_t err = ws_send_text(&c->ws, text, len);
-    if (err == ZQ_ERR_WOULD_BLOCK) {
-        (void)flush(c);
-        err = ws_send_text(&c->ws, text, len);
-    }
-    if (err == ZQ_ERR_STATE || err == ZQ_ERR_CLOSED) {
-        return ZQ_ERR_CLOSED;
-    }
-    if (err == ZQ_OK) {
-        /* A failed write shows up as the socket's reset or end on the next service. */
-        (void)flush(c);
-    }
-    return err;
+    return c->open ? zq_bsd_ws_send_text(&c->ws, c->sock, text, len) : ZQ_ERR_CLOSED;
 }
 
 void zq_esp32_ws_close(zq_esp32_ws_t *c)

@@ -191,9 +191,6 @@ static void run_once(zq_esp32_runner_t *r)
     uint64_t deadline = next_deadline(r);
     uint64_t wait = deadline <= now ? 0 : deadline - now;
     wait = wait > MAX_WAIT_MS ? MAX_WAIT_MS : wait;
-    /* Frames that came with the server's 101 answer are read already: no socket will say so. */
-    bool early = r->ws.open && r->ws.early_len > 0;
-    wait = early ? 0 : wait;
     fd_set rd;
     fd_set wr;
     FD_ZERO(&rd);
@@ -219,7 +216,7 @@ static void run_once(zq_esp32_runner_t *r)
         read_udp(r);
     }
     bool ws_ready = n > 0 && r->ws.open && (FD_ISSET(r->ws.sock, &rd) || FD_ISSET(r->ws.sock, &wr));
-    if (ws_ready || early) {
+    if (ws_ready) {
         now = zq_port_now_ms();
         service_signal(r, now, ws_ready && FD_ISSET(r->ws.sock, &rd));
         settle(r, now);

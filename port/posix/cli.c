@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "port/posix/sockaddr.h"
+#include "port/bsd/bsd_socket.h"
 
 ZQ_CLI_PRINTF(2, 0) static void vreport(const char *cmd, const char *fmt, va_list args)
 {
@@ -106,7 +106,7 @@ static zq_err_t lookup(const char *host, uint8_t family, zq_addr_t *out)
     }
     zq_err_t err = ZQ_ERR_NOT_FOUND;
     for (const struct addrinfo *ai = list; ai != NULL && err != ZQ_OK; ai = ai->ai_next) {
-        err = zq_posix_addr_from_sockaddr(ai->ai_addr, out) == ZQ_OK ? ZQ_OK : ZQ_ERR_NOT_FOUND;
+        err = zq_bsd_addr_from_sockaddr(ai->ai_addr, out) == ZQ_OK ? ZQ_OK : ZQ_ERR_NOT_FOUND;
     }
     freeaddrinfo(list);
     return err;

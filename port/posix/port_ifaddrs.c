@@ -4,7 +4,7 @@
 #include <net/if.h>
 #include <string.h>
 
-#include "port/posix/sockaddr.h"
+#include "port/bsd/bsd_socket.h"
 #include "port/zq_port.h"
 #include "zq/log.h"
 
@@ -25,7 +25,7 @@ static bool usable(const struct ifaddrs *ifa, bool include_loopback, zq_addr_t *
     if (ifa->ifa_addr == NULL || (ifa->ifa_flags & IFF_UP) == 0) {
         return false;
     }
-    if (zq_posix_addr_from_sockaddr(ifa->ifa_addr, out) != ZQ_OK) {
+    if (zq_bsd_addr_from_sockaddr(ifa->ifa_addr, out) != ZQ_OK) {
         return false; /* AF_PACKET and friends */
     }
     out->port = 0;

@@ -2,13 +2,11 @@
  * then the loop's readable/writable callbacks feeding signal/ws.h's connection. */
 #include "port/posix/ws_client.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 
+#include "port/bsd/ws_socket.h"
 #include "port/posix/cli.h"
 #include "signal/http.h"
 
@@ -188,20 +186,7 @@ zq_err_t zq_ws_url_parse(const char *url, zq_ws_url_t *out, const char **why)
     return err;
 }
 
-/* ---- Opening: connect and the §4.1 handshake, each bounded by the timeout -------------------- */
-
-static zq_err_t connect_to(const zq_addr_t *addr, uint32_t timeout_ms, zq_socket_t *sock,
-                           const char **why)
-{
-    zq_err_t err = zq_port_tcp_connect(sock, addr, timeout_ms);
-    if (err == ZQ_ERR_TIMEOUT) {
-        *why = "no answer to the TCP connect within the timeout";
-    } else if (err != ZQ_OK) {
-        *why = "connection refused";
-        err = ZQ_ERR_IO;
-    }
-    return err;
-}
+/* ---- Opening: connect, then port/bsd's §4.1 handshake, each bounded by the timeout ---------- */
 
 /* A name gets a second try in its other family when the first address refuses: "localhost"
  * is ::1 first on most hosts, while servers often listen on 127.0.0.1 only (zq signal's
@@ -210,7 +195,7 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
                             const char **why)
 {
     if (url->addr.family != ZQ_AF_NONE) {
-        return connect_to(&url->addr, timeout_ms, sock, why);
+        return zq_bsd_ws_connect(&url->addr, timeout_ms, sock, why);
     }
     zq_addr_t addr;
     if (zq_cli_resolve(url->host, url->port, ZQ_AF_NONE, &addr) != ZQ_OK) {
@@ -218,166 +203,21 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
         return ZQ_ERR_NOT_FOUND;
     }
     addr.port = url->port;
-    zq_err_t err = connect_to(&addr, timeout_ms, sock, why);
+    zq_err_t err = zq_bsd_ws_connect(&addr, timeout_ms, sock, why);
     uint8_t other = addr.family == ZQ_AF_INET6 ? ZQ_AF_INET4 : ZQ_AF_INET6;
     if (err == ZQ_ERR_IO && zq_cli_resolve(url->host, url->port, other, &addr) == ZQ_OK) {
         addr.port = url->port;
-        err = connect_to(&addr, timeout_ms, sock, why);
+        err = zq_bsd_ws_connect(&addr, timeout_ms, sock, why);
     }
     return err;
 }
 
-/* Waits until @p sock is ready for @p events, or ZQ_ERR_TIMEOUT at @p deadline. */
-static zq_err_t wait_ready(zq_socket_t sock, short events, uint64_t deadline)
-{
-    for (;;) {
-        uint64_t now = zq_port_now_ms();
-        if (now >= deadline) {
-            return ZQ_ERR_TIMEOUT;
-        }
-        struct pollfd p = {.fd = sock, .events = events};
-        int n = poll(&p, 1, (int)(deadline - now));
-        if (n > 0) {
-            return ZQ_OK; /* also on POLLHUP/POLLERR: the next call says what happened */
-        }
-        if (n < 0 && errno != EINTR) {
-            return ZQ_ERR_IO;
-        }
-    }
-}
-
-static zq_err_t send_all(zq_socket_t sock, const uint8_t *data, size_t len, uint64_t deadline)
-{
-    while (len > 0) {
-        zq_err_t err = wait_ready(sock, POLLOUT, deadline);
-        size_t sent = 0;
-        if (err == ZQ_OK) {
-            err = zq_port_tcp_send(sock, data, len, &sent);
-        }
-        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
-            return err;
-        }
-        data += sent;
-        len -= sent;
-    }
-    return ZQ_OK;
-}
-
-/* Host field (RFC 9112 §3.2, RFC 6455 §4.1 item 4): brackets around IPv6, the port unless 80. */
-static void host_field(const zq_ws_url_t *url, char *out, size_t cap)
-{
-    bool v6 = strchr(url->host, ':') != NULL;
-    int n = snprintf(out, cap, "%s%s%s", v6 ? "[" : "", url->host, v6 ? "]" : "");
-    if (url->port != 80 && n > 0 && (size_t)n < cap) {
-        (void)snprintf(out + n, cap - (size_t)n, ":%u", (unsigned)url->port);
-    }
-}
-
-static zq_err_t send_request(zq_ws_client_t *c, const uint8_t nonce[16], uint64_t deadline)
-{
-    char host[sizeof c->url.host + 16];
-    host_field(&c->url, host, sizeof host);
-    ws_client_handshake_t hs = {.host = host, .path = c->url.path};
-    memcpy(hs.nonce, nonce, sizeof hs.nonce);
-    uint8_t req[sizeof host + sizeof c->url.path + 256];
-    zq_writer_t w = zq_writer(req, sizeof req);
-    if (ws_client_request(&w, &hs) != ZQ_OK) {
-        return ZQ_ERR_INVALID_ARG;
-    }
-    return send_all(c->sock, req, w.len, deadline);
-}
-
-/* How many of the @p n new bytes at buf[have..] belong to the head: up to and including the
- * blank line that ends it, or all of them. Sets *done when the blank line is among them. */
-static size_t head_part(const char *buf, size_t have, size_t n, bool *done)
-{
-    size_t from = have >= 3 ? have - 3 : 0;
-    for (size_t i = from; i + 4 <= have + n; i++) {
-        if (memcmp(buf + i, "\r\n\r\n", 4) == 0) {
-            *done = true;
-            return i + 4 - have;
-        }
-    }
-    *done = false;
-    return n;
-}
-
-/* Reads the answer's head and not one byte more: frames sent right after it stay in the
- * socket, so the loop finds it readable and on_text sees them, never the open call. */
-static zq_err_t read_head(zq_socket_t sock, char *buf, size_t cap, uint64_t deadline,
-                          size_t *have)
-{
-    bool done = false;
-    *have = 0;
-    while (!done) {
-        if (*have == cap) {
-            return ZQ_ERR_TOO_LONG;
-        }
-        zq_err_t err = wait_ready(sock, POLLIN, deadline);
-        if (err != ZQ_OK) {
-            return err;
-        }
-        ssize_t n = recv(sock, buf + *have, cap - *have, MSG_PEEK);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-            return ZQ_ERR_CLOSED;
-        }
-        size_t take = n > 0 ? head_part(buf, *have, (size_t)n, &done) : 0;
-        size_t got = 0;
-        if (take > 0 && (zq_port_tcp_recv(sock, (uint8_t *)buf + *have, take, &got) != ZQ_OK ||
-                         got != take)) {
-            return ZQ_ERR_CLOSED;
-        }
-        *have += take;
-    }
-    return ZQ_OK;
-}
-
-static zq_err_t explain_answer(zq_ws_client_t *c, zq_err_t err, int status, const char **why)
-{
-    if (err == ZQ_ERR_UNSUPPORTED && status != 101) {
-        (void)snprintf(c->why, sizeof c->why, "the server answered %d %s, not a WebSocket upgrade",
-                       status, http_reason(status));
-        *why = c->why;
-    } else if (err == ZQ_ERR_UNSUPPORTED) {
-        *why = "the server's 101 answer is not a plain WebSocket upgrade";
-    } else if (err == ZQ_ERR_INTEGRITY) {
-        *why = "the server's Sec-WebSocket-Accept does not match our key (RFC 6455 §4.1)";
-    } else if (err == ZQ_ERR_TOO_LONG) {
-        *why = "the server's answer has an over-long head";
-    } else {
-        *why = "the server's answer is not HTTP";
-    }
-    return ZQ_ERR_MALFORMED;
-}
-
 static zq_err_t handshake(zq_ws_client_t *c, uint32_t timeout_ms, const char **why)
 {
-    uint64_t deadline = zq_port_now_ms() + timeout_ms;
-    uint8_t nonce[16];
-    if (zq_rand_bytes(&c->rand, nonce, sizeof nonce) != ZQ_OK) {
-        *why = "the random source failed";
-        return ZQ_ERR_CRYPTO;
-    }
     char head[ZQ_HTTP_MAX_REQUEST];
-    size_t have = 0;
-    zq_err_t err = send_request(c, nonce, deadline);
-    if (err == ZQ_OK) {
-        err = read_head(c->sock, head, sizeof head, deadline, &have);
-    }
-    if (err == ZQ_ERR_TIMEOUT) {
-        *why = "no answer to the WebSocket upgrade within the timeout";
-        return err;
-    }
-    if (err == ZQ_ERR_CLOSED || err == ZQ_ERR_IO) {
-        *why = "the server closed the connection during the WebSocket handshake";
-        return ZQ_ERR_IO;
-    }
-    int status = 0;
-    size_t used = 0;
-    if (err == ZQ_OK) {
-        err = ws_client_check_response(head, have, nonce, &used, &status);
-    }
-    return err == ZQ_OK ? ZQ_OK : explain_answer(c, err, status, why);
+    zq_bsd_ws_target_t to = {.host = c->url.host, .port = c->url.port, .path = c->url.path};
+    return zq_bsd_ws_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
+                               sizeof c->why, why);
 }
 
 static void on_ready(void *ctx, int fd, uint64_t now);
@@ -430,21 +270,11 @@ static void set_write_interest(zq_ws_client_t *c, bool on)
 /* Writes what the socket takes; the rest waits for the loop's writable callback. */
 static zq_err_t flush(zq_ws_client_t *c)
 {
-    const uint8_t *out;
-    size_t n;
-    while (ws_pending_output(&c->ws, &out, &n)) {
-        size_t sent = 0;
-        zq_err_t err = zq_port_tcp_send(c->sock, out, n, &sent);
-        if (err == ZQ_ERR_WOULD_BLOCK) {
-            set_write_interest(c, true);
-            return ZQ_OK;
-        }
-        if (err != ZQ_OK) {
-            return err;
-        }
-        ws_output_consumed(&c->ws, sent);
+    zq_err_t err = zq_bsd_ws_flush(&c->ws, c->sock);
+    if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+        return err;
     }
-    set_write_interest(c, false);
+    set_write_interest(c, err == ZQ_ERR_WOULD_BLOCK);
     return ZQ_OK;
 }
 
@@ -543,19 +373,10 @@ zq_err_t zq_ws_client_send_text(zq_ws_client_t *c, const char *text, size_t len)
     if (c->state != ZQ_WS_CLIENT_OPEN) {
         return ZQ_ERR_CLOSED;
     }
-    zq_err_t err = ws_send_text(&c->ws, text, len);
-    if (err == ZQ_ERR_WOULD_BLOCK) {
-        (void)flush(c);
-        err = ws_send_text(&c->ws, text, len);
-    }
-    if (err == ZQ_ERR_STATE || err == ZQ_ERR_CLOSED) {
-        return ZQ_ERR_CLOSED;
-    }
-    if (err == ZQ_OK) {
-        /* A failed write is not reported here: the socket turns readable with the reset or
-         * the end of stream, and the loop's callback ends the connection with on_closed. */
-        (void)flush(c);
-    }
+    zq_err_t err = zq_bsd_ws_send_text(&c->ws, c->sock, text, len);
+    const uint8_t *out;
+    size_t n;
+    set_write_interest(c, ws_pending_output(&c->ws, &out, &n));
     return err;
 }
 

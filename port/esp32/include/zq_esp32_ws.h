@@ -29,15 +29,11 @@ typedef struct {
  *          ZQ_ERR_TOO_LONG. */
 zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **why);
 
-/** Bytes that followed the server's 101 answer in the same read, fed on the first service. */
-#define ZQ_ESP32_WS_EARLY_MAX 256
-
 typedef struct {
     bool open;
     zq_socket_t sock;
     zq_rand_t rand;      /* masking keys (§5.3) */
-    uint8_t early[ZQ_ESP32_WS_EARLY_MAX];
-    size_t early_len;
+    char why[96];        /* a reason built at open, with the server's HTTP status */
     ws_conn_t ws;        /* large: ZQ_WS_MAX_MESSAGE + ZQ_WS_TX_BUFFER */
 } zq_esp32_ws_t;
 
@@ -46,8 +42,9 @@ typedef void (*zq_esp32_ws_text_fn)(void *ctx, uint64_t now, const char *text, s
 
 /**
  * Resolves the host (getaddrinfo, IPv4), connects and does the opening handshake (§4.1),
- * each bounded by @p timeout_ms; the only calls here that wait.
- * @param why a static reason on failure.
+ * each bounded by @p timeout_ms; the only calls here that wait. Nothing past the server's
+ * answer is read: frames that followed it leave the socket readable for the first service.
+ * @param why set on failure to a reason (static, or in @p c until its next open).
  * @return ZQ_OK; ZQ_ERR_NOT_FOUND (no such host); ZQ_ERR_TIMEOUT; ZQ_ERR_IO (refused, or
  *         closed during the handshake); ZQ_ERR_MALFORMED (not a WebSocket upgrade).
  */

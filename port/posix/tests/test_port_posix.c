@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "port/posix/loop.h"
-#include "port/posix/sockaddr.h"
+#include "port/bsd/bsd_socket.h"
 #include "port/zq_port.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -102,24 +102,24 @@ static void sockaddr_conversion_keeps_port_in_network_order(void **state)
     (void)state;
     zq_addr_t v4 = zq_addr_v4(192, 0, 2, 1, 3478);
     struct sockaddr_storage ss;
-    assert_int_equal(zq_posix_sockaddr_from_addr(&v4, &ss), sizeof(struct sockaddr_in));
+    assert_int_equal(zq_bsd_sockaddr_from_addr(&v4, &ss), sizeof(struct sockaddr_in));
     const struct sockaddr_in *sin = (const struct sockaddr_in *)&ss;
     assert_int_equal(sin->sin_family, AF_INET);
     assert_int_equal(sin->sin_port, htons(3478));
     assert_int_equal(sin->sin_addr.s_addr, htonl(0xC0000201u));
     zq_addr_t back;
-    assert_int_equal(zq_posix_addr_from_sockaddr((const struct sockaddr *)&ss, &back), ZQ_OK);
+    assert_int_equal(zq_bsd_addr_from_sockaddr((const struct sockaddr *)&ss, &back), ZQ_OK);
     assert_true(zq_addr_equal(&back, &v4));
 
     zq_addr_t v6;
     assert_int_equal(zq_addr_parse("[2001:db8::7]:65535", 19, &v6), ZQ_OK);
-    assert_int_equal(zq_posix_sockaddr_from_addr(&v6, &ss), sizeof(struct sockaddr_in6));
+    assert_int_equal(zq_bsd_sockaddr_from_addr(&v6, &ss), sizeof(struct sockaddr_in6));
     assert_int_equal(((const struct sockaddr_in6 *)&ss)->sin6_port, htons(65535));
-    assert_int_equal(zq_posix_addr_from_sockaddr((const struct sockaddr *)&ss, &back), ZQ_OK);
+    assert_int_equal(zq_bsd_addr_from_sockaddr((const struct sockaddr *)&ss, &back), ZQ_OK);
     assert_true(zq_addr_equal(&back, &v6));
 
     zq_addr_t none = {0};
-    assert_int_equal(zq_posix_sockaddr_from_addr(&none, &ss), 0);
+    assert_int_equal(zq_bsd_sockaddr_from_addr(&none, &ss), 0);
 }
 
 static bool is_loopback(const zq_addr_t *a)

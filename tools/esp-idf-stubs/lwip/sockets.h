@@ -87,7 +87,7 @@ struct msghdr {
 #define SO_ERROR 0x1007
 #define TCP_NODELAY 0x01
 #define IPV6_V6ONLY 27
-#define MSG_DONTWAIT 0x08 /* flags of send/recv */
+#define MSG_PEEK 0x01     /* flag of recv(): read without consuming */
 #define MSG_TRUNC 0x04    /* msghdr.msg_flags after recvmsg() */
 
 uint16_t lwip_htons(uint16_t x);

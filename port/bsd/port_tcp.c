@@ -1,44 +1,28 @@
-/* TCP sockets for the ESP32 port, over lwIP's BSD sockets: non-blocking, TCP_NODELAY, and the
- * error mapping of port/zq_port.h. lwIP raises no SIGPIPE, so sends need no MSG_NOSIGNAL; it
- * has no accept4(), so an accepted socket is made non-blocking right after accept(). */
-#include <errno.h>
-#include <string.h>
-#include <sys/select.h>
-#include <unistd.h>
-
-#include "esp32_sockaddr.h"
-#include "port/zq_port.h"
+/* TCP sockets of both ports (see bsd_socket.h): non-blocking, one address family per socket,
+ * TCP_NODELAY, and the error mapping of port/zq_port.h. */
+#include "port/bsd/bsd_socket.h"
 #include "zq/log.h"
-
-/* Connections a listener holds before accept(): a device serves few (lwIP's own limit is
- * CONFIG_LWIP_MAX_ACTIVE_TCP). */
-#define TCP_BACKLOG 4
 
 static zq_err_t fail_and_close(int fd, const char *what, const zq_addr_t *addr, int saved)
 {
     char text[ZQ_ADDR_TEXT_MAX];
     (void)zq_addr_format(addr, text, sizeof text);
-    ZQ_LOGW("tcp", "%s %s: errno %d", what, text, saved);
+    ZQ_LOGW("tcp", "%s %s: " ZQ_BSD_ERR_FMT, what, text, ZQ_BSD_ERR_ARG(saved));
     (void)close(fd);
     return ZQ_ERR_IO;
 }
 
 static int open_stream(const struct sockaddr_storage *ss)
 {
-    int fd = socket(ss->ss_family, SOCK_STREAM, IPPROTO_TCP);
+    int fd = zq_bsd_socket(ss->ss_family, SOCK_STREAM);
     if (fd < 0) {
-        ZQ_LOGW("tcp", "socket: errno %d", errno);
-        return -1;
-    }
-    if (zq_esp32_set_nonblocking(fd) != 0) {
-        ZQ_LOGW("tcp", "O_NONBLOCK: errno %d", errno);
-        (void)close(fd);
-        return -1;
+        ZQ_LOGW("tcp", "socket: " ZQ_BSD_ERR_FMT, ZQ_BSD_ERR_ARG(errno));
     }
     return fd;
 }
 
-/* Small frames (a join, a candidate) go out at once, not after the peer's delayed ACK. */
+/* Small frames (a join, an ICE candidate) go out at once instead of waiting on Nagle's
+ * algorithm for the peer's delayed ACK (RFC 896; up to 40-200 ms per frame on Linux). */
 static void set_nodelay(int fd)
 {
     int one = 1;
@@ -49,7 +33,9 @@ static zq_err_t bind_listener(int fd, const struct sockaddr_storage *ss, socklen
                               const zq_addr_t *bind_addr)
 {
     int one = 1;
-    /* SO_REUSEADDR needs lwIP's SO_REUSE (CONFIG_LWIP_SO_REUSE, on by default). */
+    /* SO_REUSEADDR: a restarted server binds while the old connections sit in TIME_WAIT. On
+     * Linux it never lets two listeners share a port, so EADDRINUSE still means "taken"; lwIP
+     * has it with SO_REUSE (CONFIG_LWIP_SO_REUSE, on by default). */
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) {
         return fail_and_close(fd, "SO_REUSEADDR on", bind_addr, errno);
     }
@@ -64,7 +50,7 @@ static zq_err_t bind_listener(int fd, const struct sockaddr_storage *ss, socklen
         }
         return fail_and_close(fd, "bind", bind_addr, errno);
     }
-    if (listen(fd, TCP_BACKLOG) != 0) {
+    if (listen(fd, ZQ_BSD_TCP_BACKLOG) != 0) {
         return fail_and_close(fd, "listen on", bind_addr, errno);
     }
     return ZQ_OK;
@@ -74,7 +60,7 @@ zq_err_t zq_port_tcp_listen(zq_socket_t *sock, const zq_addr_t *bind_addr, zq_ad
 {
     *sock = ZQ_SOCKET_INVALID;
     struct sockaddr_storage ss;
-    socklen_t sl = zq_esp32_sockaddr_from_addr(bind_addr, &ss);
+    socklen_t sl = zq_bsd_sockaddr_from_addr(bind_addr, &ss);
     if (sl == 0) {
         return ZQ_ERR_INVALID_ARG;
     }
@@ -91,7 +77,7 @@ zq_err_t zq_port_tcp_listen(zq_socket_t *sock, const zq_addr_t *bind_addr, zq_ad
         return fail_and_close(fd, "getsockname after binding", bind_addr, errno);
     }
     if (bound != NULL) {
-        (void)zq_esp32_addr_from_sockaddr((const struct sockaddr *)&ss, bound);
+        (void)zq_bsd_addr_from_sockaddr((const struct sockaddr *)&ss, bound);
     }
     *sock = fd;
     return ZQ_OK;
@@ -102,54 +88,28 @@ zq_err_t zq_port_tcp_accept(zq_socket_t listener, zq_socket_t *conn, zq_addr_t *
     *conn = ZQ_SOCKET_INVALID;
     struct sockaddr_storage ss;
     socklen_t sl = (socklen_t)sizeof ss;
-    int fd = accept(listener, (struct sockaddr *)&ss, &sl);
+    int fd = zq_bsd_accept(listener, (struct sockaddr *)&ss, &sl);
     if (fd < 0) {
+        /* ECONNABORTED: the peer gave up while queued; there is simply nothing to take. */
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED) {
             return ZQ_ERR_WOULD_BLOCK;
         }
-        ZQ_LOGW("tcp", "accept: errno %d", errno);
-        return ZQ_ERR_IO;
-    }
-    if (zq_esp32_set_nonblocking(fd) != 0) {
-        ZQ_LOGW("tcp", "O_NONBLOCK on an accepted socket: errno %d", errno);
-        (void)close(fd);
+        ZQ_LOGW("tcp", "accept: " ZQ_BSD_ERR_FMT, ZQ_BSD_ERR_ARG(errno));
         return ZQ_ERR_IO;
     }
     set_nodelay(fd);
-    if (peer != NULL && zq_esp32_addr_from_sockaddr((const struct sockaddr *)&ss, peer) != ZQ_OK) {
-        memset(peer, 0, sizeof *peer);
+    if (peer != NULL && zq_bsd_addr_from_sockaddr((const struct sockaddr *)&ss, peer) != ZQ_OK) {
+        *peer = (zq_addr_t){0};
     }
     *conn = fd;
     return ZQ_OK;
-}
-
-/* Waits for a non-blocking connect() to finish: 0 done (SO_ERROR says how), -1 timed out. */
-static int wait_connected(int fd, uint32_t timeout_ms)
-{
-    uint64_t deadline = zq_port_now_ms() + timeout_ms;
-    for (;;) {
-        uint64_t now = zq_port_now_ms();
-        if (now >= deadline) {
-            return -1;
-        }
-        uint64_t left = deadline - now;
-        fd_set wr;
-        FD_ZERO(&wr);
-        FD_SET(fd, &wr);
-        struct timeval tv = {.tv_sec = (time_t)(left / 1000u),
-                             .tv_usec = (suseconds_t)((left % 1000u) * 1000u)};
-        int n = select(fd + 1, NULL, &wr, NULL, &tv);
-        if (n > 0 || (n < 0 && errno != EINTR)) {
-            return 0;
-        }
-    }
 }
 
 zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t timeout_ms)
 {
     *sock = ZQ_SOCKET_INVALID;
     struct sockaddr_storage ss;
-    socklen_t sl = zq_esp32_sockaddr_from_addr(to, &ss);
+    socklen_t sl = zq_bsd_sockaddr_from_addr(to, &ss);
     if (sl == 0) {
         return ZQ_ERR_INVALID_ARG;
     }
@@ -157,15 +117,17 @@ zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t ti
     if (fd < 0) {
         return ZQ_ERR_IO;
     }
+    /* A non-blocking connect() and a wait for writability give the same result as a blocking
+     * connect with a timeout, which POSIX has no call for. */
     int rc = connect(fd, (const struct sockaddr *)&ss, sl);
     if (rc != 0 && errno != EINPROGRESS) {
         return fail_and_close(fd, "connect to", to, errno);
     }
-    if (rc != 0 && wait_connected(fd, timeout_ms) != 0) {
+    if (rc != 0 && zq_bsd_wait(fd, true, zq_port_now_ms() + timeout_ms) == ZQ_ERR_TIMEOUT) {
         (void)close(fd);
         return ZQ_ERR_TIMEOUT;
     }
-    int so_error = 0;
+    int so_error = 0; /* after a failed wait too: SO_ERROR, or the next call, says what failed */
     socklen_t len = (socklen_t)sizeof so_error;
     if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0) {
         so_error = errno;
@@ -178,7 +140,8 @@ zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t ti
     return ZQ_OK;
 }
 
-/* Errors that mean the connection is gone rather than that something is wrong here. */
+/* Errors that mean the connection is gone rather than that something is wrong here. lwIP
+ * reports a connection it aborted (a reset, retransmissions given up) as ECONNABORTED. */
 static bool peer_gone(int e)
 {
     return e == EPIPE || e == ECONNRESET || e == ETIMEDOUT || e == ENOTCONN || e == ECONNABORTED;
@@ -190,18 +153,23 @@ zq_err_t zq_port_tcp_send(zq_socket_t sock, const uint8_t *data, size_t len, siz
     if (len == 0) {
         return ZQ_OK;
     }
-    ssize_t n = send(sock, data, len, MSG_DONTWAIT);
+    ssize_t n;
+    do {
+        n = send(sock, data, len, ZQ_BSD_SEND_FLAGS);
+    } while (n < 0 && errno == EINTR);
     if (n >= 0) {
+        /* Nothing taken is "not now" (lwIP's guard; Linux never does it): a caller that loops
+         * until all is sent must not spin on it. */
         *sent = (size_t)n;
         return n > 0 ? ZQ_OK : ZQ_ERR_WOULD_BLOCK;
     }
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOMEM) {
+    if (zq_bsd_send_busy(errno)) {
         return ZQ_ERR_WOULD_BLOCK;
     }
     if (peer_gone(errno)) {
         return ZQ_ERR_CLOSED;
     }
-    ZQ_LOGW("tcp", "send (%u bytes): errno %d", (unsigned)len, errno);
+    ZQ_LOGW("tcp", "send (%u bytes): " ZQ_BSD_ERR_FMT, (unsigned)len, ZQ_BSD_ERR_ARG(errno));
     return ZQ_ERR_IO;
 }
 
@@ -210,13 +178,16 @@ zq_err_t zq_port_tcp_recv(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *le
     if (cap == 0) {
         return ZQ_ERR_INVALID_ARG;
     }
-    ssize_t n = recv(sock, buf, cap, MSG_DONTWAIT);
+    ssize_t n;
+    do {
+        n = recv(sock, buf, cap, 0);
+    } while (n < 0 && errno == EINTR);
     if (n > 0) {
         *len = (size_t)n;
         return ZQ_OK;
     }
     if (n == 0) {
-        return ZQ_ERR_CLOSED; /* the peer's FIN */
+        return ZQ_ERR_CLOSED; /* the peer's FIN: end of stream */
     }
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
         return ZQ_ERR_WOULD_BLOCK;
@@ -224,7 +195,7 @@ zq_err_t zq_port_tcp_recv(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *le
     if (peer_gone(errno)) {
         return ZQ_ERR_CLOSED;
     }
-    ZQ_LOGW("tcp", "recv: errno %d", errno);
+    ZQ_LOGW("tcp", "recv: " ZQ_BSD_ERR_FMT, ZQ_BSD_ERR_ARG(errno));
     return ZQ_ERR_IO;
 }
 
