@@ -65,12 +65,38 @@ static bool asks_to_fail(brk_str_t payload)
            json_object_get(v, "fail", &fail) == ZQ_OK && json_get_bool(fail, &yes) && yes;
 }
 
-static void take_job(actuator_t *a, uint64_t now, const brk_event_t *ev)
+static void start_job(actuator_t *a, uint64_t now, uint32_t handle, bool fails)
 {
     a->working = true;
-    a->job_handle = ev->handle;
-    a->job_fails = asks_to_fail(ev->payload);
+    a->job_handle = handle;
+    a->job_fails = fails;
     a->job_done_at = now + a->job_ms;
+}
+
+/* A job now, or after the ones before it. A nack would make a ZeroQ mesh run it again
+ * everywhere (zeroq-wire.md §4), so only a job beyond the backlog is nacked. */
+static void take_job(actuator_t *a, uint64_t now, const brk_event_t *ev)
+{
+    bool fails = asks_to_fail(ev->payload);
+    if (!a->working) {
+        start_job(a, now, ev->handle, fails);
+    } else if (a->backlog_count < ZQ_BRK_MAX_HELD) {
+        unsigned at = (a->backlog_head + a->backlog_count++) % ZQ_BRK_MAX_HELD;
+        a->backlog[at].handle = ev->handle;
+        a->backlog[at].fails = fails;
+    } else {
+        (void)brk_job_done(a->brk, now, ev->handle, false); /* only a job with handle 0 */
+    }
+}
+
+static void next_job(actuator_t *a, uint64_t now)
+{
+    if (a->backlog_count > 0) {
+        unsigned at = a->backlog_head;
+        a->backlog_head = (uint8_t)((at + 1u) % ZQ_BRK_MAX_HELD);
+        a->backlog_count--;
+        start_job(a, now, a->backlog[at].handle, a->backlog[at].fails);
+    }
 }
 
 static void answer_status(actuator_t *a, uint64_t now, uint32_t handle)
@@ -94,12 +120,8 @@ bool actuator_handle_event(actuator_t *a, uint64_t now, const brk_event_t *ev)
         obey(a, ev->payload);
         return true;
     }
-    if (ev->type == BRK_EVENT_JOB && !a->working) {
+    if (ev->type == BRK_EVENT_JOB) {
         take_job(a, now, ev);
-        return true;
-    }
-    if (ev->type == BRK_EVENT_JOB) { /* beyond our credit (a ZeroQ producer): not now */
-        (void)brk_job_done(a->brk, now, ev->handle, false);
         return true;
     }
     if (ev->type == BRK_EVENT_REQUEST && ev->topic.len == 6 &&
@@ -122,6 +144,7 @@ static void finish_job(actuator_t *a, uint64_t now)
     } else {
         a->jobs_done++;
     }
+    next_job(a, now);
 }
 
 void actuator_tick(actuator_t *a, uint64_t now)

@@ -30,6 +30,13 @@ typedef struct {
     bool working;
     uint32_t job_handle;
     bool job_fails;
+    /* Jobs beyond our credit of 1 (a ZeroQ producer broadcasts without credit), worked in
+     * turn: as many as the broker can hold for us. */
+    struct {
+        uint32_t handle;
+        bool fails;
+    } backlog[ZQ_BRK_MAX_HELD];
+    uint8_t backlog_head, backlog_count;
     uint64_t job_done_at;
     uint64_t started_at;
     uint32_t jobs_done;

@@ -97,6 +97,12 @@
 #ifndef ZQ_BRK_MAX_HELD
 #define ZQ_BRK_MAX_HELD 8
 #endif
+/** Consumer side: bytes keeping, for each ZeroQ job the application holds, the envelope
+ *  ZeroQ's nack sends again (retryCount + 1); a job that finds no room is still delivered,
+ *  but a nack of it cannot be sent on (counted: zeroq_unsent). */
+#ifndef ZQ_BRK_ZEROQ_KEEP_BYTES
+#define ZQ_BRK_ZEROQ_KEEP_BYTES (4 * 1024)
+#endif
 /** Requests in flight (with their text kept for retries) and their bytes. */
 #ifndef ZQ_BRK_MAX_REQUESTS
 #define ZQ_BRK_MAX_REQUESTS 8
@@ -221,10 +227,13 @@ zq_err_t brk_enqueue(brk_t *b, uint64_t now, const char *queue, const char *payl
                      char *id);
 /** Consumes @p queue: up to @p credit jobs at once (0 stops consuming). */
 zq_err_t brk_consume(brk_t *b, uint64_t now, const char *queue, uint32_t credit);
-/** Finishes job @p handle (from BRK_EVENT_JOB): @p ok acks it, else nacks it. Jobs from a
- *  plain ZeroQ peer (broadcast, without credit or acks) come with handle 0: finishing them
- *  tells nobody. @return ZQ_OK, ZQ_ERR_NOT_FOUND (unknown or expired handle),
- *  ZQ_ERR_WOULD_BLOCK. */
+/** Finishes job @p handle (from BRK_EVENT_JOB): @p ok acks it, else nacks it. A job from a
+ *  plain ZeroQ peer (broadcast, without credit or acks) is nacked ZeroQ's way: the same
+ *  envelope goes again, retryCount + 1, to every open ZeroQ peer while that count is under 3,
+ *  else it is dead here (zeroq-wire.md §4); its ack tells nobody. Handle 0 (a ZeroQ job that
+ *  found every held place taken) tells nobody either way (counted: zeroq_unsent).
+ *  @return ZQ_OK, ZQ_ERR_NOT_FOUND (unknown or expired handle), ZQ_ERR_WOULD_BLOCK (nothing
+ *  sent: again after BRK_EVENT_WRITABLE). */
 zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok);
 
 /** Dead letters of @p queue held by this node: calls @p fn for each (id, payload, attempts);

@@ -61,6 +61,11 @@ void brk_frame_begin(brk_t *b, json_writer_t *w);
 zq_err_t brk_send_frame(brk_t *b, uint64_t now, uint8_t slot, json_writer_t *w);
 /** Sends text that is already a frame (from the replay ring, the job store...). */
 zq_err_t brk_send_text(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len);
+/** Whether peer @p slot's channel has room for a frame of @p len bytes now. */
+bool brk_peer_has_room(const brk_t *b, uint8_t slot, size_t len);
+
+/** ZeroQ's MAX_RETRIES: a nacked ZeroQ job goes on while retryCount + 1 is under it. */
+#define BRK_ZEROQ_MAX_RETRIES 3u
 
 /** Takes up a channel the node has open and the broker does not know yet. */
 void brk_ensure_peer_up(brk_t *b, uint64_t now, uint8_t slot);

@@ -174,8 +174,12 @@ typedef struct {
     bool used;
     uint8_t queue;           /* index in brk_consumer_t.queues */
     int8_t peer;             /* the producer's node peer slot */
-    bool zeroq;              /* its producer is gone: done tells nobody */
+    bool producer_gone;      /* done tells nobody */
+    bool from_zeroq;         /* a ZeroQ broadcast: a nack sends it on (keep_*), ZeroQ's way */
+    bool last_try;           /* from_zeroq with retryCount + 1 >= 3: a nack makes it dead */
     uint32_t handle;
+    uint32_t keep_off;       /* its resend in brk_consumer_t.zeroq_keep; keep_len 0: none */
+    uint32_t keep_len;
     char id[BRK_ID_MAX];
 } brk_held_t;
 
@@ -185,6 +189,8 @@ typedef struct {
     uint8_t n_queues;
     brk_held_t held[ZQ_BRK_MAX_HELD];
     uint32_t next_handle;
+    char zeroq_keep[ZQ_BRK_ZEROQ_KEEP_BYTES]; /* held ZeroQ jobs' resends, packed */
+    uint32_t zeroq_keep_used;
 } brk_consumer_t;
 
 /* ---- Services and requests (rpc.c) --------------------------------------------------------- */
@@ -238,6 +244,9 @@ typedef struct {
     uint32_t jobs_done, jobs_failed, jobs_dead, jobs_redelivered;
     uint32_t jobs_busy;          /* refused by a consumer without room: handed out again */
     uint32_t jobs_refused;       /* consumer side: jobs we had no room for, sent back busy */
+    uint32_t zeroq_resent;       /* ZeroQ jobs nacked here and sent on with retryCount + 1 */
+    uint32_t zeroq_dead;         /* ZeroQ jobs nacked here at their last try (ZeroQ's DLQ) */
+    uint32_t zeroq_unsent;       /* ZeroQ jobs nacked here that no room was kept for: lost */
     uint32_t requests_retried, requests_failed;
     uint32_t peers_timed_out;    /* dropped after silence_ms */
 } brk_stats_t;

@@ -1,8 +1,8 @@
 /* The consumer side of work queues (PROTOCOL.md §6): the credit this node gives each producer
  * (zmqcat's "ready"), the jobs the application holds, and their ack or nack. Jobs from ZeroQ
  * peers (a broadcast envelope on a queue we consume) are taken as ZeroQ takes them: once
- * (deduplicated like ZeroQ's messages), with no ack to send. Not done: ZeroQ's consumer-side
- * resend of a nacked job (retryCount + 1 to every peer), which would need the payload kept. */
+ * (deduplicated like ZeroQ's messages), with no ack to send, and a nack sends them on with
+ * retryCount + 1 as a ZeroQ consumer does. */
 #include <string.h>
 
 #include "broker/brk_internal.h"
@@ -128,9 +128,40 @@ static void job_event(brk_t *b, const brk_envelope_t *e, int queue, const char *
     ev->handle = handle;
 }
 
+/* ZeroQ's nack (zeroq-wire.md §3, §4): the consumer sends "the same object with retryCount
+ * + 1; all other fields unchanged" to every open peer while the new count is under 3. The
+ * payload is gone once the event is read, so that envelope is written now and kept while the
+ * application holds the job. */
+static void keep_zeroq_resend(brk_t *b, brk_held_t *h, const brk_envelope_t *e)
+{
+    brk_consumer_t *c = &b->consumer;
+    h->last_try = e->retry_count + 1u >= BRK_ZEROQ_MAX_RETRIES;
+    if (h->last_try) {
+        return; /* a nack makes it dead: nothing to send */
+    }
+    brk_envelope_t again;
+    memset(&again, 0, sizeof again);
+    again.id = e->id;
+    again.topic = e->topic;
+    again.payload = e->payload;
+    again.has_payload = e->has_payload;
+    again.timestamp = e->timestamp;
+    again.retry_count = e->retry_count + 1u;
+    again.has_priority = e->has_priority;
+    again.priority = e->priority;
+    json_writer_t w;
+    json_writer_init(&w, c->zeroq_keep + c->zeroq_keep_used,
+                     ZQ_BRK_ZEROQ_KEEP_BYTES - c->zeroq_keep_used);
+    brk_envelope_write(&w, &again);
+    h->keep_off = c->zeroq_keep_used;
+    h->keep_len = (uint32_t)json_finish(&w); /* 0 when it does not fit: delivered unkept */
+    c->zeroq_keep_used += h->keep_len;
+}
+
 /* A ZeroQ producer broadcasts its jobs and knows nothing of credit or acks: each one (once,
- * whatever edge it came by) goes to the application at once, with handle 0 (nothing to tell
- * anyone when it is done). Refusing it would lose it: ZeroQ never sends it again. */
+ * whatever edge it came by) goes to the application at once. Refusing it would lose it: ZeroQ
+ * never sends it again. It takes a held place, with its resend kept for a nack, when there is
+ * one; else it comes with handle 0 and a nack of it can only be counted (zeroq_unsent). */
 static bool zeroq_job(brk_t *b, uint8_t slot, const brk_envelope_t *e, int queue,
                       brk_event_t *ev)
 {
@@ -143,8 +174,21 @@ static bool zeroq_job(brk_t *b, uint8_t slot, const brk_envelope_t *e, int queue
         b->stats.rx_duplicates++; /* ZeroQ broadcasts the same job along every edge */
         return false;
     }
-    job_event(b, e, queue, "", 0, ev);
-    ev->id = (brk_str_t){e->id.p + 1, e->id.len - 2};
+    brk_held_t *h = free_held(b);
+    if (h == NULL) {
+        job_event(b, e, queue, "", 0, ev);
+        ev->id = (brk_str_t){e->id.p + 1, e->id.len - 2};
+        return true;
+    }
+    memset(h, 0, sizeof *h);
+    h->used = true;
+    h->from_zeroq = true;
+    h->queue = (uint8_t)queue;
+    h->peer = (int8_t)slot;
+    h->handle = b->consumer.next_handle++;
+    memcpy(h->id, e->id.p + 1, e->id.len - 2);
+    keep_zeroq_resend(b, h, e);
+    job_event(b, e, queue, h->id, h->handle, ev);
     return true;
 }
 
@@ -175,10 +219,54 @@ bool brk_on_job(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e, b
     return true;
 }
 
+/* Sends a held ZeroQ job on after a nack, ZeroQ's way (keep_zeroq_resend()): to every open
+ * ZeroQ peer at once or, lacking room at one, to none yet. zq peers take no broadcast jobs. */
+static zq_err_t zeroq_nack(brk_t *b, uint64_t now, const brk_held_t *h)
+{
+    if (h->last_try || h->keep_len == 0) {
+        b->stats.zeroq_dead += h->last_try;
+        b->stats.zeroq_unsent += !h->last_try;
+        return ZQ_OK;
+    }
+    const char *text = b->consumer.zeroq_keep + h->keep_off;
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        const brk_peer_t *p = &b->peers[i];
+        if (p->open && !p->zq && !brk_peer_has_room(b, i, h->keep_len)) {
+            return ZQ_ERR_WOULD_BLOCK;
+        }
+    }
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (b->peers[i].open && !b->peers[i].zq) {
+            (void)brk_send_text(b, now, i, text, h->keep_len); /* as ZeroQ: a peer that cannot
+                                                                   take it (too long) misses it */
+        }
+    }
+    b->stats.zeroq_resent++;
+    return ZQ_OK;
+}
+
+/* Frees a held place, and its kept resend: the bytes after it move down. */
+static void release_held(brk_t *b, brk_held_t *h)
+{
+    brk_consumer_t *c = &b->consumer;
+    if (h->keep_len > 0) {
+        uint32_t end = h->keep_off + h->keep_len;
+        memmove(c->zeroq_keep + h->keep_off, c->zeroq_keep + end, c->zeroq_keep_used - end);
+        c->zeroq_keep_used -= h->keep_len;
+        for (int i = 0; i < ZQ_BRK_MAX_HELD; i++) {
+            brk_held_t *g = &c->held[i];
+            g->keep_off -= g->used && g->keep_len > 0 && g->keep_off > h->keep_off ? h->keep_len : 0;
+        }
+    }
+    h->used = false;
+    credit_changed(b, h->queue);
+}
+
 zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok)
 {
     if (handle == 0) {
-        return ZQ_OK; /* a ZeroQ peer's job: ZeroQ has no ack to send */
+        b->stats.zeroq_unsent += !ok; /* a ZeroQ job held without a place: see zeroq_job() */
+        return ZQ_OK;
     }
     brk_held_t *h = NULL;
     for (int i = 0; i < ZQ_BRK_MAX_HELD && h == NULL; i++) {
@@ -188,7 +276,13 @@ zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok)
     if (h == NULL) {
         return ZQ_ERR_NOT_FOUND;
     }
-    if (!h->zeroq && b->peers[h->peer].open) {
+    if (h->from_zeroq) {
+        zq_err_t err = ok ? ZQ_OK : zeroq_nack(b, now, h);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            brk_note_blocked(b);
+            return err;
+        }
+    } else if (!h->producer_gone && b->peers[h->peer].open) {
         json_writer_t w;
         brk_frame_begin(b, &w);
         brk_done_write(&w, h->id, strlen(h->id), ok ? BRK_DONE_OK : BRK_DONE_FAILED);
@@ -198,9 +292,7 @@ zq_err_t brk_job_done(brk_t *b, uint64_t now, uint32_t handle, bool ok)
             return err;
         }
     }
-    /* A ZeroQ job is done either way for us: ZeroQ has no ack frame. */
-    h->used = false;
-    credit_changed(b, h->queue);
+    release_held(b, h);
     return ZQ_OK;
 }
 
@@ -212,7 +304,7 @@ void brk_consumer_peer_down(brk_t *b, uint64_t now, uint8_t slot)
     for (int i = 0; i < ZQ_BRK_MAX_HELD; i++) {
         brk_held_t *h = &b->consumer.held[i];
         if (h->used && h->peer == (int8_t)slot) {
-            h->zeroq = true; /* nobody to tell */
+            h->producer_gone = true; /* nobody to tell */
         }
     }
 }

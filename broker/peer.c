@@ -32,6 +32,11 @@ static size_t room_needed(size_t len)
     return len + (len / 1024u + 1u) * 48u;
 }
 
+bool brk_peer_has_room(const brk_t *b, uint8_t slot, size_t len)
+{
+    return node_send_room(b->node, slot) >= room_needed(len);
+}
+
 /* All pieces at once or none (they must follow each other on the channel, §8), each within
  * the channel's message size. */
 static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)

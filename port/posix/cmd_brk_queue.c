@@ -230,7 +230,9 @@ static void work_event(void *ctx, zq_brk_runner_t *r, uint64_t now, const brk_ev
     if (ev->type != BRK_EVENT_JOB) {
         return;
     }
-    if (!zq_exec_queue_push(&w->queue, ev)) { /* more than our credit: cannot happen */
+    /* A payload longer than a task holds, or a job beyond the places the broker holds for us
+     * (only a ZeroQ job: broadcast without credit, handle 0; its nack is counted there). */
+    if (!zq_exec_queue_push(&w->queue, ev)) {
         (void)brk_job_done(&r->brk, now, ev->handle, false);
         return;
     }

@@ -26,9 +26,11 @@ static void device_events(unsigned member, const brk_event_t *ev)
     }
 }
 
+static unsigned want_members = 3;
+
 static bool all_up(void)
 {
-    return mesh_all_connected(3);
+    return mesh_all_connected(want_members);
 }
 
 /* The devices' own timers, between the mesh's: run in small steps. */
@@ -50,6 +52,7 @@ static int setup(void **state)
 {
     (void)state;
     mesh_reset(7, (simnet_impairment_t){0, 0, 5, 0});
+    want_members = 3;
     mesh_add("default-topic", true, NULL, -1);
     unsigned s = mesh_add("default-topic", true, NULL, -1);
     unsigned a = mesh_add("default-topic", true, NULL, -1);
@@ -150,6 +153,38 @@ static void status_requests_are_answered_by_each_device(void **state)
     printf("    status: %s\n", e->payload);
 }
 
+/* The devices and member 3, a plain ZeroQ page (raw frames: no broker). */
+static int setup_with_zeroq(void **state)
+{
+    (void)setup(state);
+    mesh_add("default-topic", false, NULL, -1);
+    want_members = 4;
+    assert_true(mesh_run(mesh.now + 60000, all_up));
+    mesh_send_raw(3, 2, "{\"type\":\"__gossip__\",\"peers\":[]}"); /* ZeroQ's dc.onopen */
+    run_devices(100);
+    return 0;
+}
+
+/* A ZeroQ producer broadcasts jobs regardless of the actuator's credit of 1: it works them
+ * in turn, and nacks none (a nack would have every ZeroQ consumer run the job again). */
+static void jobs_a_zeroq_page_broadcasts_are_worked_in_turn(void **state)
+{
+    (void)state;
+    for (int n = 0; n < 3; n++) {
+        char job[128];
+        (void)snprintf(job, sizeof job,
+                       "{\"id\":\"z%d\",\"topic\":\"jobs\",\"payload\":{\"n\":%d},"
+                       "\"timestamp\":1,\"seq\":0,\"retryCount\":0}",
+                       n, n);
+        mesh_send_raw(3, 2, job);
+    }
+    run_devices(2000);
+    assert_int_equal(actuator.jobs_done, 3);
+    for (size_t k = 0; k < mesh.members[3].n_raw; k++) {
+        assert_null(strstr(mesh.members[3].raw[k].text, "\"retryCount\":1"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +192,7 @@ int main(void)
         cmocka_unit_test_setup(a_led_command_reaches_the_actuator_which_reports_its_state, setup),
         cmocka_unit_test_setup(a_queued_job_is_done_and_a_failing_one_is_dead_lettered, setup),
         cmocka_unit_test_setup(status_requests_are_answered_by_each_device, setup),
+        cmocka_unit_test_setup(jobs_a_zeroq_page_broadcasts_are_worked_in_turn, setup_with_zeroq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -755,11 +755,80 @@ static void zeroq_jobs_are_all_delivered_once_whatever_the_credit(void **state)
     assert_int_equal(mesh_count(0, BRK_EVENT_JOB, "jobs"), 3);
     for (size_t k = 0; k < mesh.members[0].n_log; k++) {
         const mesh_event_t *e = &mesh.members[0].log[k];
-        if (e->type == BRK_EVENT_JOB) {
-            assert_int_equal(e->handle, 0);
-            assert_int_equal(brk_job_done(broker(0), mesh.now, e->handle, true), ZQ_OK);
+        if (e->type == BRK_EVENT_JOB) { /* acks j1 and j2 (an ack tells ZeroQ nothing), */
+            bool ok = strcmp(e->payload, "3") != 0; /* nacks j3, kept behind the other two */
+            assert_int_equal(brk_job_done(broker(0), mesh.now, e->handle, ok), ZQ_OK);
         }
     }
+    mesh_run_for(200);
+    assert_true(raw_saw(1, "{\"id\":\"j3\",\"topic\":\"jobs\",\"payload\":3,\"timestamp\":1,"
+                           "\"seq\":0,\"retryCount\":1}"));
+    assert_false(raw_saw(1, "\"id\":\"j1\",\"topic\":\"jobs\",\"payload\":1,\"timestamp\":1,"
+                            "\"seq\":0,\"retryCount\":1"));
+    assert_int_equal(broker(0)->consumer.zeroq_keep_used, 0);
+}
+
+static uint32_t last_job_handle(unsigned i)
+{
+    for (size_t k = mesh.members[i].n_log; k-- > 0;) {
+        if (mesh.members[i].log[k].type == BRK_EVENT_JOB) {
+            return mesh.members[i].log[k].handle;
+        }
+    }
+    fail_msg("no job");
+    return 0;
+}
+
+/* zeroq-wire.md §3-4: a ZeroQ consumer's nack sends "the same object with retryCount + 1;
+ * all other fields unchanged" to every peer while that count is under 3; at 3 the job is
+ * dead, locally. zq's consumer does the same with a ZeroQ peer's job. */
+static void a_nacked_zeroq_job_goes_on_zeroq_s_way_until_its_third_try(void **state)
+{
+    (void)state;
+    zeroq_room(47);
+    assert_int_equal(brk_consume(broker(0), mesh.now, "jobs", 1), ZQ_OK);
+    mesh_send_raw(1, 0, "{\"id\":\"j1\",\"topic\":\"jobs\",\"payload\":{\"url\":\"x\"},"
+                        "\"timestamp\":77,\"seq\":0,\"retryCount\":0,\"priority\":2}");
+    mesh_run_for(200);
+    assert_int_equal(brk_job_done(broker(0), mesh.now, last_job_handle(0), false), ZQ_OK);
+    mesh_run_for(200);
+    assert_true(raw_saw(1, "{\"id\":\"j1\",\"topic\":\"jobs\",\"payload\":{\"url\":\"x\"},"
+                           "\"timestamp\":77,\"seq\":0,\"retryCount\":1,\"priority\":2}"));
+    assert_int_equal(brk_stats(broker(0))->zeroq_resent, 1);
+    /* its last try (another ZeroQ consumer nacked it once more) */
+    mesh_send_raw(1, 0, "{\"id\":\"j1\",\"topic\":\"jobs\",\"payload\":{\"url\":\"x\"},"
+                        "\"timestamp\":77,\"seq\":0,\"retryCount\":2,\"priority\":2}");
+    mesh_run_for(200);
+    assert_int_equal(mesh_count(0, BRK_EVENT_JOB, "jobs"), 2);
+    assert_int_equal(brk_job_done(broker(0), mesh.now, last_job_handle(0), false), ZQ_OK);
+    mesh_run_for(200);
+    assert_false(raw_saw(1, "\"retryCount\":3"));
+    assert_int_equal(brk_stats(broker(0))->zeroq_dead, 1);
+    assert_int_equal(brk_stats(broker(0))->zeroq_resent, 1);
+    assert_int_equal(brk_stats(broker(0))->zeroq_unsent, 0);
+    assert_int_equal(broker(0)->consumer.zeroq_keep_used, 0); /* every kept byte given back */
+}
+
+/* Refusing a ZeroQ job would lose it (ZeroQ never sends it again), so with every held place
+ * taken it is still delivered, without a kept resend: its nack is counted, not hidden. */
+static void a_zeroq_job_beyond_the_held_places_is_delivered_and_its_nack_counted(void **state)
+{
+    (void)state;
+    zeroq_room(48);
+    assert_int_equal(brk_consume(broker(0), mesh.now, "jobs", 1), ZQ_OK);
+    for (int n = 0; n <= ZQ_BRK_MAX_HELD; n++) {
+        char job[128];
+        (void)snprintf(job, sizeof job,
+                       "{\"id\":\"j%d\",\"topic\":\"jobs\",\"payload\":%d,\"timestamp\":1,"
+                       "\"seq\":0,\"retryCount\":0}",
+                       n, n);
+        mesh_send_raw(1, 0, job);
+    }
+    mesh_run_for(200);
+    assert_int_equal(mesh_count(0, BRK_EVENT_JOB, "jobs"), ZQ_BRK_MAX_HELD + 1);
+    assert_int_equal(last_job_handle(0), 0); /* no place left for the last one */
+    assert_int_equal(brk_job_done(broker(0), mesh.now, 0, false), ZQ_OK);
+    assert_int_equal(brk_stats(broker(0))->zeroq_unsent, 1);
 }
 
 int main(void)
@@ -788,6 +857,8 @@ int main(void)
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),
         cmocka_unit_test(zeroq_rpc_request_is_answered_on_its_reply_topic),
         cmocka_unit_test(zeroq_jobs_are_all_delivered_once_whatever_the_credit),
+        cmocka_unit_test(a_nacked_zeroq_job_goes_on_zeroq_s_way_until_its_third_try),
+        cmocka_unit_test(a_zeroq_job_beyond_the_held_places_is_delivered_and_its_nack_counted),
         cmocka_unit_test(a_request_with_no_zq_responder_goes_to_zeroq_peers_their_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

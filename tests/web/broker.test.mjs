@@ -492,6 +492,39 @@ test('a ZeroQ broadcast on a queue we consume is one job here, once, with nothin
   assert.equal(z.raw.frames().filter((f) => f.type === '__zq_done__').length, 0);
 });
 
+test('a nacked ZeroQ job goes on ZeroQ\'s way, retryCount + 1, and is dead at its third try', async () => {
+  const clock = new Clock();
+  const a = makeNode('alice', clock);
+  const z = rawEnd('zeroq');
+  connect(a, z);
+  const got = [];
+  a.broker.consumer.consume('jobs', (job, ack, nack) => { got.push(job.retryCount); nack(); }, { credit: 1 });
+  const env = (n) => ({ id: 'j1', topic: 'jobs', payload: { url: 'x' }, timestamp: 77, seq: 0, retryCount: n, priority: 2 });
+  z.raw.send(env(0));
+  await flush();
+  assert.deepEqual(z.raw.frames().filter((f) => f.id === 'j1'), [env(1)]);
+  z.raw.send(env(2)); /* another ZeroQ consumer nacked it once more */
+  await flush();
+  assert.deepEqual(got, [0, 2]);
+  assert.equal(z.raw.frames().filter((f) => f.retryCount === 3).length, 0);
+  assert.equal(a.broker.stats.zeroqResent, 1);
+  assert.equal(a.broker.stats.zeroqDead, 1);
+});
+
+test('ZeroQ jobs are taken whatever the credit: refusing one would lose it', async () => {
+  const clock = new Clock();
+  const a = makeNode('alice', clock);
+  const z = rawEnd('zeroq');
+  connect(a, z);
+  const held = [];
+  a.broker.consumer.consume('jobs', (job) => { held.push(job.payload); }, { credit: 1 });
+  for (const n of [1, 2, 3]) {
+    z.raw.send({ id: `j${n}`, topic: 'jobs', payload: n, timestamp: 0, seq: 0, retryCount: 0 });
+  }
+  await flush();
+  assert.deepEqual(held, [1, 2, 3]);
+});
+
 test('a job beyond the consumer\'s credit is refused at once, as busy', async () => {
   const clock = new Clock();
   const b = makeNode('bob', clock);

@@ -10,12 +10,18 @@
 // Consumer: tells every zq producer its credit (credit minus jobs held, absolute), and hands
 // each job to the handler with ack and nack. Every producer hears the same credit, so two can
 // overshoot it; a job beyond it is refused at once as busy, which the producer hands out again
-// without counting an attempt (a job nobody ran must not end up dead). Jobs from ZeroQ peers (a broadcast envelope on
-// a queue we consume) are taken once (deduplicated like ZeroQ's messages), with nothing to
-// send back: ZeroQ has no ack frame.
+// without counting an attempt (a job nobody ran must not end up dead). Jobs from ZeroQ peers
+// (a broadcast envelope on a queue we consume) are taken once (deduplicated like ZeroQ's
+// messages), whatever the credit (refusing one would lose it: ZeroQ never sends it again).
+// Their ack tells nobody (ZeroQ has no ack frame); their nack sends them on as a ZeroQ
+// consumer does: the same envelope, retryCount + 1, to every open ZeroQ peer while that count
+// is under 3 (ZeroQ's MAX_RETRIES), else the job is dead here (zeroq-wire.md §4).
 
 import { ZQError } from './errors.js';
 import * as wire from './wire.js';
+
+/** ZeroQ's MAX_RETRIES: a nacked ZeroQ job goes on while retryCount + 1 is under it. */
+const ZEROQ_MAX_RETRIES = 3;
 
 function checkQueue(queue) {
   if (typeof queue !== 'string' || queue.length === 0) {
@@ -357,7 +363,7 @@ export class Consumer {
   onJob(p, e) {
     const zeroq = !p.zq;
     const c = this.queues.get(e.topic);
-    if (!c || this.creditNow(c) === 0) {
+    if (!c || (!zeroq && this.creditNow(c) === 0)) {
       if (!zeroq) {
         this.b.stats.jobsRefused++;
         this.b.sendUrgent(p, wire.writeDone(e.id, false, true)).catch(() => {});
@@ -368,7 +374,7 @@ export class Consumer {
       this.b.stats.rxDuplicates++; /* ZeroQ broadcasts the same job along every edge */
       return;
     }
-    const job = { id: e.id, queue: e.topic, peer: p, zeroq, done: false };
+    const job = { id: e.id, queue: e.topic, peer: p, zeroq, done: false, envelope: zeroq ? e : null };
     c.held.add(job);
     const msg = {
       id: e.id, queue: e.topic, topic: e.topic, payload: e.hasPayload ? e.payload : null,
@@ -392,6 +398,21 @@ export class Consumer {
     }
   }
 
+  /** A ZeroQ job nacked here goes on ZeroQ's way, or is dead at its third try. */
+  zeroqNack(e) {
+    if (e.retryCount + 1 >= ZEROQ_MAX_RETRIES) {
+      this.b.stats.zeroqDead++;
+      return Promise.resolve();
+    }
+    const text = wire.writeEnvelope({
+      id: e.id, topic: e.topic, hasPayload: e.hasPayload, payload: e.payload,
+      timestamp: e.timestamp, retryCount: e.retryCount + 1, priority: e.priority,
+    });
+    const peers = this.b.openPeers().filter((p) => !p.zq);
+    this.b.stats.zeroqResent++;
+    return Promise.all(peers.map((p) => this.b.sendFrame(p, text).catch(() => {}))).then(() => {});
+  }
+
   /** Acks or nacks a held job. @returns a promise: resolves once the done frame is handed to
    *  the producer's channel (at once for a ZeroQ job, or when the producer is gone: its lease
    *  or its disconnect handling takes over). */
@@ -399,8 +420,9 @@ export class Consumer {
     if (job.done) return Promise.reject(new ZQError('STATE', `job ${job.id} is already done`));
     job.done = true;
     c.held.delete(job);
-    const sent = job.zeroq || !job.peer.open ? Promise.resolve()
-      : this.b.sendUrgent(job.peer, wire.writeDone(job.id, ok));
+    const sent = job.zeroq ? (ok ? Promise.resolve() : this.zeroqNack(job.envelope))
+      : !job.peer.open ? Promise.resolve()
+        : this.b.sendUrgent(job.peer, wire.writeDone(job.id, ok));
     if (c.credit === 0 && c.held.size === 0 && this.queues.get(job.queue) === c) {
       this.queues.delete(job.queue);
     } else {
