@@ -152,8 +152,10 @@ function enqueue(queue, payload) {
   });
 }
 
-function request(service, payload, timeout) {
-  return act(`request ${service}`, () => zq.request(service, payload, { timeout, retries: 1 }));
+function request(service, payload, timeout, peer) {
+  const to = peer ? ` of ${peers.nameOf(peer)}` : '';
+  return act(`request ${service}${to}`,
+    () => zq.request(service, payload, { timeout, retries: 1, peer: peer || undefined }));
 }
 
 const quick = {
@@ -190,7 +192,8 @@ function wireForms() {
   $('form-request').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const e = f('form-request');
-    request(e.service.value.trim(), payloadOf(e.payload.value), Number(e.timeout.value) || 2000);
+    request(e.service.value.trim(), payloadOf(e.payload.value), Number(e.timeout.value) || 2000,
+      e.peer.value);
   });
   $('dlq-requeue').addEventListener('click', () => dlqOp('requeue',
     (q) => zq.requeueDeadLetters(q, { remote: true })));
@@ -251,6 +254,7 @@ function refreshAll() {
   while (arrivals.length && arrivals[0] < now - RATE_WINDOW_MS) arrivals.shift();
   const name = (id) => peers.nameOf(id);
   const shown = view.renderPeers($('peers').tBodies[0], peers, rtt);
+  view.renderPeerChoice($('form-request').elements.peer, peers);
   $('peers-empty').hidden = shown.length > 0;
   const redraw = now - lastRedraw >= REDRAW_MS;
   if (redraw) lastRedraw = now;

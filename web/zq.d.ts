@@ -301,11 +301,12 @@ export class ZQ {
    * Asks one responder of `service`: a zq peer that announced it, then the next one after
    * `timeout` ms (default 5000) without a reply, up to `retries` more (default 2). With no zq
    * responder, ZeroQ peers are asked in ZeroQ's form (payload.replyTo: object payloads only)
-   * and the first answer wins. Resolves with the answer's payload; rejects with REFUSED (the
-   * responder's error), TIMEOUT, TOO_LONG, MALFORMED, CLOSED.
+   * and the first answer wins. With `peer` (a peer's id or fingerprint, as the `peer` event
+   * gives them) only that peer is asked, again on each retry. Resolves with the answer's
+   * payload; rejects with REFUSED (the responder's error), TIMEOUT, TOO_LONG, MALFORMED, CLOSED.
    */
-  request(service: string, payload: Json, options?: { timeout?: number; retries?: number }):
-    Promise<Json>;
+  request(service: string, payload: Json,
+    options?: { timeout?: number; retries?: number; peer?: string }): Promise<Json>;
 
   /**
    * Answers requests to `service` (announced to zq peers) with `handler(payload, request)`'s

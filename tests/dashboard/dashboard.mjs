@@ -345,6 +345,21 @@ async function dashboard(base) {
   await page.waitForSelector('#jobs tr[data-state="purged"]', { timeout: 5000 });
   await page.waitForFunction(() => document.getElementById('dlq').children.length === 0,
     null, { timeout: 5000 });
+
+  /* A request to one chosen device, through the form: each answers for itself */
+  await page.click('[aria-controls="form-request"]');
+  const choice = '#form-request select[name="peer"]';
+  for (const name of ['sensor-1', 'actuator-1']) {
+    const id = await page.evaluate(({ sel, n }) => [...document.querySelector(sel).options]
+      .find((o) => o.text.startsWith(`${n} `))?.value, { sel: choice, n: name });
+    assert(id, `the request form offers ${name}`);
+    await page.selectOption(choice, id);
+    await page.click('#form-request button.primary');
+    await page.waitForFunction((n) => document.querySelector('#result.ok .result-head')
+      ?.textContent.startsWith(`request status of ${n}:`), name, { timeout: 5000 });
+    const answer = await page.locator('#result pre').textContent();
+    assert(answer.includes(`"name": "${name}"`), `${name}'s status reply ${answer}`);
+  }
   const events = await page.locator('#log li').count();
   assert(pageErrors.length === 0, `page errors: ${pageErrors.join('; ')}`);
   assert(foreign.length === 0, `requests elsewhere than ${base}: ${foreign.join(' ')}`);
@@ -352,7 +367,8 @@ async function dashboard(base) {
   return `only ${base} loaded; ${peers} peers open (sensor-1 RTT ${rtt.trim()}), LED on ` +
     `shown in ${ledMs} ms, ` +
     `${drawn.points} points plotted (${drawn.set} pixels of ${drawn.w}x${drawn.h}), a job done, ` +
-    `a failing one dead, requeued, dead again, purged; ${events} events logged` +
+    `a failing one dead, requeued, dead again, purged; status asked of each device by name; ` +
+    `${events} events logged` +
     `${SHOT ? `; screenshot ${SHOT}` : ''}; ${Date.now() - t0} ms`;
 }
 

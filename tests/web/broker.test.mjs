@@ -596,6 +596,21 @@ test('a request with no reply in time goes to the next responder, then fails', a
   assert.equal((await settled).code, 'TIMEOUT');
 });
 
+test('a request for one peer asks only that peer, again on each retry', async () => {
+  const { clock, a, b, c } = await mesh3();
+  const asked = [];
+  b.broker.rpc.reply('svc', () => { asked.push('bob'); return 'bob'; });
+  c.broker.rpc.reply('svc', () => { asked.push('carol'); return new Promise(() => {}); });
+  await flush();
+  assert.equal(await a.broker.rpc.request('svc', {}, { peer: 'bob' }), 'bob');
+  const r = a.broker.rpc.request('svc', {}, { peer: 'carol', timeout: 1000, retries: 1 });
+  const settled = r.catch((e) => e);
+  await clock.advance(2000);
+  assert.equal((await settled).code, 'TIMEOUT');
+  assert.deepEqual(asked, ['bob', 'carol', 'carol']);
+  await assert.rejects(a.broker.rpc.request('svc', {}, { peer: '' }), { code: 'MALFORMED' });
+});
+
 test('a responder going away moves the request to the next at once', async () => {
   const { clock, a, b, c, ab } = await mesh3();
   b.broker.rpc.reply('svc', () => new Promise(() => {}));

@@ -54,6 +54,19 @@ export function renderPeers(tbody, peers, rtt) {
   return list;
 }
 
+/** The request form's choice of responder: any, or one open peer (kept while it is open). */
+export function renderPeerChoice(select, peers) {
+  const open = peers.list().filter((p) => p.state === 'open');
+  const want = ['', ...open.map((p) => p.id)];
+  const have = [...select.options].map((o) => o.value);
+  if (want.join() !== have.join()) {
+    const keep = select.value;
+    select.replaceChildren(select.options[0],
+      ...open.map((p) => el('option', { value: p.id }, `${p.name ?? 'peer'} (${p.id.slice(0, 8)})`)));
+    select.value = want.includes(keep) ? keep : '';
+  }
+}
+
 // ---- Topics --------------------------------------------------------------------------------
 
 function topicRow(topic) {

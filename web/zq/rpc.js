@@ -2,7 +2,8 @@
 //
 // A request goes to one zq responder of its service at a time (services are announced in
 // sub); without a reply in time, on "no such service here", or when that responder goes away
-// it goes to the next, up to its retries. With no zq responder it is sent as ZeroQ sends one
+// it goes to the next, up to its retries (with `peer`, only that peer is asked, again on each
+// retry). With no zq responder it is sent as ZeroQ sends one
 // (payload.replyTo = the correlation id; only an object payload can carry it) to the ZeroQ
 // peers, and the first envelope on that topic from one of them answers it.
 //
@@ -95,7 +96,7 @@ export class Rpc {
 
   // ---- Requesting ----------------------------------------------------------------------------
 
-  request(service, payload, { timeout, retries } = {}) {
+  request(service, payload, { timeout, retries, peer } = {}) {
     if (typeof service !== 'string' || service.length === 0) {
       return Promise.reject(new ZQError('MALFORMED', 'a service name is a non-empty string'));
     }
@@ -112,9 +113,12 @@ export class Rpc {
       return Promise.reject(new ZQError('MALFORMED', 'timeout is a whole number of ms >= 1, ' +
         'retries a whole number >= 0'));
     }
+    if (peer !== undefined && (typeof peer !== 'string' || peer.length === 0)) {
+      return Promise.reject(new ZQError('MALFORMED', 'peer is a peer id or fingerprint'));
+    }
     const r = {
       corr: `c-${this.b.hex(12)}`, service, payload, payloadText, timeoutMs,
-      retriesLeft, tried: new Set(), peer: null,
+      retriesLeft, tried: new Set(), peer: null, only: peer ?? null,
       zeroq: false, timer: null, resolve: null, reject: null,
     };
     return new Promise((resolve, reject) => {
@@ -134,7 +138,9 @@ export class Rpc {
    *  ZeroQ's form to every ZeroQ peer not tried yet; else it waits for one to come. */
   pumpOne(r) {
     if (r.peer || r.zeroq) return;
-    const p = this.b.openPeers().find((x) => x.zq && x.subReceived && !r.tried.has(x) &&
+    const open = this.b.openPeers().filter((x) => r.only === null || x.id === r.only ||
+      x.fp === r.only);
+    const p = open.find((x) => x.zq && x.subReceived && !r.tried.has(x) &&
       x.services.includes(r.service));
     if (p) {
       r.peer = p;
@@ -150,7 +156,7 @@ export class Rpc {
       return;
     }
     if (typeof r.payload !== 'object' || r.payload === null || Array.isArray(r.payload)) return;
-    const zeroqPeers = this.b.openPeers().filter((x) => x.classified && !x.zq && !r.tried.has(x));
+    const zeroqPeers = open.filter((x) => x.classified && !x.zq && !r.tried.has(x));
     if (zeroqPeers.length === 0) return;
     /* ZeroQ's request (zeroq-wire.md §3): {...payload, replyTo} as the payload. */
     const payloadText = wire.jsonText({ ...r.payload, replyTo: r.corr });
@@ -178,6 +184,7 @@ export class Rpc {
     r.retriesLeft--;
     r.peer = null;
     r.zeroq = false;
+    if (r.only !== null) r.tried.clear(); /* one peer asked for: a retry asks it again */
     this.b.stats.requestsRetried++;
     r.timer = this.b.timer(r.timeoutMs, () => this.tryNext(r, 'timeout'));
     this.pumpOne(r);
