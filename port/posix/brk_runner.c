@@ -328,6 +328,7 @@ static int make_identity(zq_brk_runner_t *r)
 }
 
 /* ZeroQ puts Date.now() in an envelope's timestamp: the wall clock, in ms. */
+_Static_assert(sizeof(time_t) == 8, "a 32-bit time_t wraps in 2038: build with _TIME_BITS=64");
 static int64_t wall_offset_ms(void)
 {
     struct timespec ts;
