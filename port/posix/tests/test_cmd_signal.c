@@ -546,6 +546,10 @@ static int main_setup(void **state)
     write_file(path, "<!doctype html><title>zq</title>\n", 33);
     (void)snprintf(path, sizeof path, "%s/web/.secret", tmp);
     write_file(path, "hidden\n", 7);
+    (void)snprintf(path, sizeof path, "%s/web/dash", tmp);
+    assert_int_equal(mkdir(path, 0755), 0);
+    (void)snprintf(path, sizeof path, "%s/web/dash/index.html", tmp);
+    write_file(path, "<!doctype html><title>dash</title>\n", 35);
     (void)snprintf(path, sizeof path, "%s/web", tmp);
     const char *const extra[] = {"--web", path, NULL};
     start_server(&main_srv, "main", extra);
@@ -729,6 +733,18 @@ static void a_static_file_is_served_byte_exact_with_its_content_type(void **stat
     assert_int_equal(http_get(main_srv.port, "GET", "/", answer, sizeof answer, NULL), 200);
     assert_string_equal(http_body(answer), "<!doctype html><title>zq</title>\n");
     assert_non_null(strstr(answer, "\r\nContent-Type: text/html"));
+}
+
+/* RFC 9110 §15.4.2: /dash, a directory, moves to /dash/ (so the page's relative links resolve
+ * inside it), where its index.html is served. */
+static void a_directory_without_its_slash_is_redirected_to_it(void **state)
+{
+    (void)state;
+    static char answer[4096];
+    assert_int_equal(http_get(main_srv.port, "GET", "/dash", answer, sizeof answer, NULL), 301);
+    assert_non_null(strstr(answer, "\r\nLocation: /dash/\r\n"));
+    assert_int_equal(http_get(main_srv.port, "GET", "/dash/", answer, sizeof answer, NULL), 200);
+    assert_string_equal(http_body(answer), "<!doctype html><title>dash</title>\n");
 }
 
 static void paths_out_of_the_web_root_or_hidden_are_not_served(void **state)
@@ -1041,6 +1057,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(api_topics_lists_a_topic_created_by_a_socket_that_never_joined),
         cmocka_unit_test(a_static_file_is_served_byte_exact_with_its_content_type),
         cmocka_unit_test(paths_out_of_the_web_root_or_hidden_are_not_served),
+        cmocka_unit_test(a_directory_without_its_slash_is_redirected_to_it),
         cmocka_unit_test(unknown_paths_get_404),
         cmocka_unit_test(http_connections_beyond_the_bound_get_503),
         cmocka_unit_test(sigterm_closes_clients_with_1001_and_exits_0),
