@@ -78,6 +78,9 @@
 #define MBEDTLS_SSL_DTLS_ANTI_REPLAY
 #define MBEDTLS_SSL_DTLS_BADMAC_LIMIT
 #define MBEDTLS_SSL_EXTENDED_MASTER_SECRET
+/* use_srtp (RFC 5764 §4.1.1) negotiated though no SRTP is ever sent: RFC 8827 §6.5 makes
+ * DTLS-SRTP mandatory for WebRTC endpoints, and Pion fails a handshake without it. */
+#define MBEDTLS_SSL_DTLS_SRTP
 #define MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED
 #define MBEDTLS_SSL_CIPHERSUITES                        \
     MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,    \

@@ -12,6 +12,16 @@ static const int cipher_suites[] = {
     0,
 };
 
+/* RFC 5764 §4.1.1 use_srtp: zq offers it as client and answers it as server (RFC 8827 §6.5
+ * makes DTLS-SRTP mandatory for WebRTC endpoints), with the one profile both Pion and mbedTLS
+ * have. zq sends no media, so the keys are never used, but Pion 3.1.56 fails the handshake
+ * when the ServerHello has no use_srtp, and fails the connection when it is the server and no
+ * profile was agreed (tests/interop/pion/README.md). */
+static const mbedtls_ssl_srtp_profile srtp_profiles[] = {
+    MBEDTLS_TLS_SRTP_AES128_CM_HMAC_SHA1_80,
+    MBEDTLS_TLS_SRTP_UNSET,
+};
+
 static const uint16_t groups[] = {MBEDTLS_SSL_IANA_TLS_GROUP_SECP256R1,
                                   MBEDTLS_SSL_IANA_TLS_GROUP_NONE};
 
@@ -40,6 +50,10 @@ static int setup_role(dtls_context_t *ctx, mbedtls_ssl_config *conf, int endpoin
     mbedtls_ssl_conf_max_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
     mbedtls_ssl_conf_ciphersuites(conf, cipher_suites);
     mbedtls_ssl_conf_groups(conf, groups);
+    ret = mbedtls_ssl_conf_dtls_srtp_protection_profiles(conf, srtp_profiles);
+    if (ret != 0) {
+        return ret;
+    }
     /* No CA: the verify callback (dtls_conn.c) checks the fingerprint instead, and the
      * handshake is failed there or after it, with the reason. */
     mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_OPTIONAL);

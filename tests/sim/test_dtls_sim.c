@@ -1,6 +1,7 @@
 /* DTLS connections against each other over a simulated network with a manual clock: both
  * roles, lost/reordered/duplicated flights, fingerprint pinning both ways, a client with no
- * certificate, garbage mid-session, close from either side, a fragmented ClientHello. */
+ * certificate, garbage mid-session, close from either side, a fragmented ClientHello, and
+ * use_srtp offered and answered. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,6 +323,120 @@ static void client_hello_fragmented_over_several_records_is_reassembled(void **s
     dtls_context_free(&tiny);
 }
 
+/* ---- use_srtp (RFC 5764 §4.1.1) --------------------------------------------------------- */
+
+enum { HS_CLIENT_HELLO = 1, HS_SERVER_HELLO = 2, EXT_USE_SRTP = 14 };
+
+/* The use_srtp extension seen in the hellos a tap watched: 0 when absent, else its profiles. */
+typedef struct {
+    uint8_t msg_type; /* the hello to look for */
+    int hellos;       /* how many were seen */
+    int with_use_srtp;
+    uint16_t profiles[4];
+    size_t n_profiles;
+    uint8_t mki_len;
+} srtp_seen_t;
+
+/* Skips an 8-bit or 16-bit length-prefixed vector; false past @p end. */
+static bool skip_vector(const uint8_t **q, const uint8_t *end, int len_bytes)
+{
+    if (*q + len_bytes > end) {
+        return false;
+    }
+    size_t n = len_bytes == 1 ? (*q)[0] : (size_t)((*q)[0] << 8 | (*q)[1]);
+    *q += len_bytes + n;
+    return *q <= end;
+}
+
+/* Reads use_srtp out of one unfragmented hello body (RFC 5246 §7.4.1.2 and §7.4.1.3; DTLS
+ * adds the cookie to the ClientHello, RFC 6347 §4.2.1). */
+static void read_hello(srtp_seen_t *s, const uint8_t *q, const uint8_t *end)
+{
+    q += 2 + 32; /* client_version or server_version, random */
+    if (!skip_vector(&q, end, 1)) { /* session_id */
+        return;
+    }
+    if (s->msg_type == HS_CLIENT_HELLO) {
+        if (!skip_vector(&q, end, 1) || !skip_vector(&q, end, 2) || !skip_vector(&q, end, 1)) {
+            return; /* cookie, cipher_suites, compression_methods */
+        }
+    } else {
+        q += 2 + 1; /* cipher_suite, compression_method */
+    }
+    s->hellos++;
+    if (q + 2 > end) {
+        return;
+    }
+    const uint8_t *ext_end = q + 2 + (q[0] << 8 | q[1]);
+    for (q += 2; q + 4 <= ext_end && ext_end <= end;) {
+        unsigned type = (unsigned)(q[0] << 8 | q[1]);
+        size_t len = (size_t)(q[2] << 8 | q[3]);
+        const uint8_t *body = q + 4;
+        q = body + len;
+        if (type != EXT_USE_SRTP || len < 3) {
+            continue;
+        }
+        /* RFC 5764 §4.1.1: SRTPProtectionProfiles<2..2^16-1> then srtp_mki<0..255>. */
+        size_t plen = (size_t)(body[0] << 8 | body[1]);
+        s->with_use_srtp++;
+        s->n_profiles = 0;
+        for (size_t i = 0; i + 1 < plen && 2 + i + 1 < len && s->n_profiles < 4; i += 2) {
+            s->profiles[s->n_profiles++] = (uint16_t)(body[2 + i] << 8 | body[3 + i]);
+        }
+        s->mki_len = 2 + plen < len ? body[2 + plen] : 0xFF;
+    }
+}
+
+static bool watch_use_srtp(void *ctx, uint8_t *data, size_t *len, size_t cap)
+{
+    srtp_seen_t *s = ctx;
+    (void)cap;
+    for (size_t off = 0; off + 13 + 12 <= *len;) {
+        size_t rec_len = (size_t)data[off + 11] << 8 | data[off + 12];
+        const uint8_t *hs = data + off + 13;
+        size_t hs_len = (size_t)hs[1] << 16 | (size_t)hs[2] << 8 | hs[3];
+        size_t frag_len = (size_t)hs[9] << 16 | (size_t)hs[10] << 8 | hs[11];
+        /* A handshake record of epoch 0 holding the whole hello. */
+        if (data[off] == 22 && data[off + 3] == 0 && data[off + 4] == 0 &&
+            hs[0] == s->msg_type && frag_len == hs_len && off + 13 + 12 + hs_len <= *len) {
+            read_hello(s, hs + 12, hs + 12 + hs_len);
+        }
+        off += 13 + rec_len;
+    }
+    return true;
+}
+
+/* RFC 5764 §4.1.1: a client offers use_srtp with its profiles, and a server willing to use it
+ * answers with one of them. RFC 8827 §6.5 makes DTLS-SRTP mandatory for WebRTC endpoints, and
+ * Pion 3.1.56 as client aborts (insufficient_security) on a ServerHello without use_srtp, data
+ * channels only or not (tests/interop/pion/README.md). */
+static void use_srtp_is_offered_and_answered(void **state)
+{
+    (void)state;
+    srtp_seen_t client = {.msg_type = HS_CLIENT_HELLO};
+    srtp_seen_t server = {.msg_type = HS_SERVER_HELLO};
+    dtls_pair_init(&pair, 16, clean);
+    pair.end[0].tap = watch_use_srtp;
+    pair.end[0].tap_ctx = &client;
+    pair.end[1].tap = watch_use_srtp;
+    pair.end[1].tap_ctx = &server;
+    dtls_pair_start(&pair, &fx.ctx_a, &fx.ctx_b, &fx.id_b.fingerprint, &fx.id_a.fingerprint);
+    assert_true(dtls_pair_run(&pair, pair.now + 5000, connected_or_failed));
+    assert_true(dtls_pair_both_connected(&pair));
+    /* Both ClientHellos (before and after HelloVerifyRequest) offer it. */
+    assert_int_equal(client.hellos, 2);
+    assert_int_equal(client.with_use_srtp, 2);
+    assert_int_equal(client.n_profiles, 1);
+    assert_int_equal(client.profiles[0], 0x0001); /* SRTP_AES128_CM_HMAC_SHA1_80 */
+    assert_int_equal(client.mki_len, 0);
+    assert_int_equal(server.hellos, 1);
+    assert_int_equal(server.with_use_srtp, 1);
+    assert_int_equal(server.n_profiles, 1);
+    assert_int_equal(server.profiles[0], 0x0001);
+    assert_int_equal(server.mki_len, 0);
+    dtls_pair_free(&pair);
+}
+
 static void keylog_lines_match_on_both_sides(void **state);
 
 int main(void)
@@ -341,6 +456,7 @@ int main(void)
         cmocka_unit_test(handshake_times_out_when_the_peer_is_silent),
         cmocka_unit_test(client_hello_fragmented_over_several_records_is_reassembled),
         cmocka_unit_test(keylog_lines_match_on_both_sides),
+        cmocka_unit_test(use_srtp_is_offered_and_answered),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
