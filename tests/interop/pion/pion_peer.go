@@ -1,12 +1,15 @@
 // Command pion_peer is the Pion side of zq's interop tests: a WebRTC peer built on Pion
-// (github.com/pion/webrtc/v3, Debian's 3.1.56) that prints the session descriptions Pion writes.
+// (github.com/pion/webrtc/v3, Debian's 3.1.56).
 //
 //	pion_peer offer          one data channel; prints the offer once ICE gathering is complete
 //	pion_peer answer FILE    reads a remote offer from FILE; prints the answer once gathered
+//	pion_peer echo OPTIONS   joins a zq signal room with a zq echo and checks the channel
+//	                         (live.go; pion_peer echo -h lists the options)
 //
-// The description goes to stdout exactly as Pion wrote it (CRLF line ends, no added newline);
-// diagnostics go to stderr. Run it in a network namespace with only loopback up: its host
-// candidates are then loopback ones, which Pion gathers only when asked to (see newAPI).
+// offer and answer write the description to stdout exactly as Pion wrote it (CRLF line ends,
+// no added newline); diagnostics go to stderr. Run it in a network namespace with only
+// loopback up: its host candidates are then loopback ones, which Pion gathers only when asked
+// to (see newAPI).
 package main
 
 import (
@@ -27,13 +30,15 @@ const dataChannelLabel = "zq"
 
 type command struct {
 	usage string
-	nargs int
+	nargs int // -1: any number (the command parses its own flags)
 	run   func(args []string, out io.Writer) error
 }
 
 var commands = map[string]command{
 	"offer":  {usage: "offer", nargs: 0, run: runOffer},
 	"answer": {usage: "answer FILE", nargs: 1, run: runAnswer},
+	"echo": {usage: "echo --signal ws://127.0.0.1:PORT/ws --room ROOM --mode pion-dials|zq-dials",
+		nargs: -1, run: runEcho},
 }
 
 func main() {
@@ -41,7 +46,7 @@ func main() {
 		usage()
 	}
 	cmd, ok := commands[os.Args[1]]
-	if !ok || len(os.Args)-2 != cmd.nargs {
+	if !ok || (cmd.nargs >= 0 && len(os.Args)-2 != cmd.nargs) {
 		usage()
 	}
 	if err := cmd.run(os.Args[2:], os.Stdout); err != nil {
@@ -52,22 +57,27 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage:")
-	for _, name := range []string{"offer", "answer"} {
+	for _, name := range []string{"offer", "answer", "echo"} {
 		fmt.Fprintf(os.Stderr, "  pion_peer %s\n", commands[name].usage)
 	}
 	os.Exit(2)
 }
 
 // newAPI returns the Pion API every subcommand uses: loopback host candidates included, since
-// the tests run with nothing but lo up and Pion skips loopback interfaces by default.
-func newAPI() *webrtc.API {
+// the tests run with nothing but lo up and Pion skips loopback interfaces by default. detach
+// hands each data channel's reads to the caller (live.go says why).
+func newAPI(detach bool) *webrtc.API {
 	var s webrtc.SettingEngine
 	s.SetIncludeLoopbackCandidate(true)
+	if detach {
+		s.DetachDataChannels()
+	}
 	return webrtc.NewAPI(webrtc.WithSettingEngine(s))
 }
 
+// newPeer has no ICE servers: nothing but host candidates, nothing sent off the machine.
 func newPeer() (*webrtc.PeerConnection, error) {
-	return newAPI().NewPeerConnection(webrtc.Configuration{})
+	return newAPI(false).NewPeerConnection(webrtc.Configuration{})
 }
 
 // runOffer prints the offer of a peer with one data channel, after gathering.
@@ -113,19 +123,29 @@ func runAnswer(args []string, out io.Writer) error {
 // description, which then lists every candidate (no trickle needed by the reader).
 func setLocalAndPrint(pc *webrtc.PeerConnection, desc webrtc.SessionDescription,
 	out io.Writer) error {
+	sdp, err := setLocalGathered(pc, desc)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, sdp)
+	return err
+}
+
+// setLocalGathered applies desc and returns the local description once ICE gathering is
+// complete, so that it holds every candidate.
+func setLocalGathered(pc *webrtc.PeerConnection, desc webrtc.SessionDescription) (string, error) {
 	gathered := webrtc.GatheringCompletePromise(pc)
 	if err := pc.SetLocalDescription(desc); err != nil {
-		return err
+		return "", err
 	}
 	select {
 	case <-gathered:
 	case <-time.After(gatherTimeout):
-		return errors.New("ICE gathering did not complete")
+		return "", errors.New("ICE gathering did not complete")
 	}
 	local := pc.LocalDescription()
 	if local == nil {
-		return errors.New("no local description")
+		return "", errors.New("no local description")
 	}
-	_, err := io.WriteString(out, local.SDP)
-	return err
+	return local.SDP, nil
 }

@@ -1,0 +1,147 @@
+#!/bin/sh
+# Pion (Go, Debian golang-github-pion-webrtc.v3-dev 3.1.56) against `zq echo`, through
+# `zq signal`, over real UDP on 127.0.0.1. Two runs, each with its own room and its own `zq echo`:
+#
+#   zq-dials     zq echo joins first; Pion joins, zq hears peer_joined and sends the offer
+#   pion-dials   Pion joins first; zq echo joins, Pion sends its offer, zq answers (ICE-lite)
+#
+# `pion_peer echo` (live.go) does the checks and prints them. Usage: run.sh path/to/zq [OUT_DIR]
+# builds pion_peer into OUT_DIR (default: pion/ beside zq) with build.sh when it is missing or
+# older than its sources. It runs where only loopback is up, and makes such a place
+# (unshare -n) when it is not in one. See README.md.
+set -u
+zq=${1:?usage: run.sh path/to/zq [OUT_DIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+zq_abs=$(cd "$(dirname "$zq")" && pwd)/$(basename "$zq")
+pion_dir=${2:-$(dirname "$zq_abs")/pion}
+
+# A private network namespace with only loopback, so nothing leaves the machine.
+if [ -n "$(ip -o link | grep -v ' lo:')" ]; then
+    if [ -n "${ZQ_PION_IN_NETNS:-}" ]; then
+        echo "FAIL: still not in a loopback-only network namespace after unshare" >&2
+        exit 1
+    fi
+    flags=-n
+    [ "$(id -u)" -eq 0 ] || flags=-rn
+    exec env ZQ_PION_IN_NETNS=1 unshare $flags sh -c 'ip link set lo up && exec sh "$0" "$1" "$2"' \
+        "$here/run.sh" "$zq_abs" "$pion_dir"
+fi
+ip link set lo up 2>/dev/null
+
+# pion_peer: built once (go's cache makes a rebuild of unchanged sources quick anyway).
+pion=$pion_dir/pion_peer
+if [ ! -x "$pion" ] || [ -n "$(find "$here" -maxdepth 1 \( -name '*.go' -o -name build.sh \) \
+        -newer "$pion")" ]; then
+    t0=$(date +%s)
+    sh "$here/build.sh" "$pion_dir" || { echo "FAIL: pion_peer did not build" >&2; exit 1; }
+    echo "built $pion in $(($(date +%s) - t0)) s"
+fi
+
+out=$(mktemp -d)
+pids=
+status=0
+signal_pid=
+
+stop() { # pid...: SIGTERM, then SIGKILL after 3 s; reaps them
+    for p in "$@"; do kill "$p" 2>/dev/null; done
+    for p in "$@"; do
+        for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+}
+
+dump_logs() {
+    for f in "$out"/*.out "$out"/*.err; do
+        [ -s "$f" ] || continue
+        echo "--- $(basename "$f")" >&2
+        if [ "$(wc -l <"$f")" -gt 400 ]; then
+            head -n 150 "$f" >&2; echo "[...]" >&2; tail -n 150 "$f" >&2
+        else
+            cat "$f" >&2
+        fi
+    done
+}
+
+finish() {
+    stop $pids
+    [ -n "$signal_pid" ] && stop "$signal_pid"
+    if [ "$status" -ne 0 ]; then
+        dump_logs
+        echo "FAIL: Pion against zq echo (logs above)" >&2
+    fi
+    rm -rf "$out"
+    exit "$status"
+}
+trap finish EXIT
+trap 'status=1; exit' INT TERM
+
+wait_for() { # file pattern: up to 10 s for a line matching pattern
+    for _ in $(seq 100); do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+"$zq_abs" signal --listen 127.0.0.1:0 >"$out/signal.out" 2>"$out/signal.err" &
+signal_pid=$!
+port=
+for _ in $(seq 100); do
+    port=$(sed -n 's|^zq signal: listening on http://127.0.0.1:\([0-9]*\) .*|\1|p' \
+        "$out/signal.out" 2>/dev/null)
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || { echo "FAIL: zq signal did not say where it listens" >&2; status=1; exit; }
+url="ws://127.0.0.1:$port/ws"
+
+start_echo() { # room, also the name of its logs
+    "$zq_abs" echo --signal "$url" --room "$1" >"$out/$1.echo.out" 2>"$out/$1.echo.err" &
+    echo_pid=$!
+    pids="$pids $echo_pid"
+}
+
+pion_echo() { # name mode [options]: runs pion_peer echo in the background
+    name=$1; mode=$2; shift 2
+    # Worst case 30 + 2 x 15 s (a stuck channel skips the rest): two runs fit CTest's 300 s.
+    timeout 120 "$pion" echo -signal "$url" -room "$name" -mode "$mode" \
+        -timeout 30s -message-timeout 15s "$@" \
+        >"$out/$name.pion.out" 2>"$out/$name.pion.err" &
+    pion_pid=$!
+}
+
+finish_run() { # name: waits for pion_peer, stops that run's zq echo, reports
+    wait "$pion_pid"
+    rc=$?
+    stop "$echo_pid"
+    pids=
+    cat "$out/$1.pion.out"
+    if [ "$rc" -ne 0 ]; then
+        echo "FAIL: $1: pion_peer echo exited $rc" >&2
+        status=1
+    fi
+}
+
+# zq-dials: zq echo is in the room first, so it dials Pion.
+start_echo zq-dials
+if wait_for "$out/zq-dials.echo.err" "in room 'zq-dials'"; then
+    pion_echo zq-dials zq-dials ${ZQ_PION_OPTIONS:-}
+    finish_run zq-dials
+else
+    echo "FAIL: zq-dials: zq echo did not join its room" >&2
+    stop "$echo_pid"; pids=; status=1
+fi
+
+# pion-dials: Pion is in the room first.
+pion_echo pion-dials pion-dials ${ZQ_PION_OPTIONS:-}
+if wait_for "$out/pion-dials.pion.out" '^pion: joined'; then
+    start_echo pion-dials
+    finish_run pion-dials
+else
+    echo "FAIL: pion-dials: Pion did not join its room" >&2
+    stop "$pion_pid"; status=1
+fi
+
+[ "$status" -eq 0 ] && echo "ok: Pion against zq echo through zq signal, both directions"
+exit "$status"
