@@ -43,6 +43,9 @@
 #define ZQ_SCTP_MAX_UNRECOGNIZED 16
 #define ZQ_SCTP_MAX_PENDING_RESETS 4
 #define ZQ_DC_MAX_CHANNELS 2
+/* Two events per channel between drains (datachannel.c) and 2 spare, not zq's 4: the peer's
+ * queue (ZQ_PEER_EVENT_QUEUE, 200 bytes of candidate text per event) follows, 12 not 14. */
+#define ZQ_DC_EVENT_QUEUE (2 * ZQ_DC_MAX_CHANNELS + 2)
 #define ZQ_DC_LABEL_MAX 32
 #define ZQ_DC_PROTOCOL_MAX 16
 
@@ -61,6 +64,7 @@
 #define ZQ_BRK_MAX_JOBS 4
 #define ZQ_BRK_JOB_BYTES 1024
 #define ZQ_BRK_MAX_HELD 2
+#define ZQ_BRK_ZEROQ_KEEP_BYTES 1024    /* 512 per held job, the defaults' share (8, 4 KiB) */
 #define ZQ_BRK_MAX_REQUESTS 2
 #define ZQ_BRK_REQUEST_BYTES 1024
 #define ZQ_BRK_DEDUP_WINDOW 32
@@ -69,6 +73,10 @@
 #define ZQ_WS_MAX_MESSAGE 4096          /* a browser's offer or answer, JSON-escaped */
 #define ZQ_WS_TX_BUFFER (4096 + 14)     /* our offers (PEER_SDP_MAX 2048) as JSON */
 #define ZQ_HTTP_MAX_REQUEST 1024        /* the server's 101 answer (on the stack at open) */
+
+/* ---- Flash: smaller tables for slower checksums ----------------------------------------- */
+#define ZQ_SCTP_CRC32C_SLICE8 0         /* SCTP's CRC32c a byte at a time: 1 KiB table, not 8 */
+#define ZQ_CRC32_BYTE_TABLE 0           /* STUN's CRC-32 a nibble at a time: 64 bytes, not 1 KiB */
 
 #define ZQ_LOG_LEVEL 0
 

@@ -132,6 +132,14 @@ enum {
 #define ZQ_SCTP_MAX_FWD_STREAMS 16
 #endif
 
+/** 1: the portable CRC32c is slicing-by-8 (8 KiB of tables in flash, several times faster than
+ *  a byte at a time); 0: a byte at a time over one 1 KiB table, for a device that counts its
+ *  flash (tools/footprint/device_config.h). Either way the CPU's CRC32c instruction is used
+ *  where there is one (stack/sctp/packet/crc32c.c). */
+#ifndef ZQ_SCTP_CRC32C_SLICE8
+#define ZQ_SCTP_CRC32C_SLICE8 1
+#endif
+
 /* ---- Packets and the chunk walk ---------------------------------------------------------- */
 
 typedef struct {
