@@ -47,6 +47,8 @@
 
 _Static_assert(ZQ_DC_MAX_CHANNELS <= ZQ_SCTP_MAX_STREAMS,
                "each channel needs a stream slot in the association");
+_Static_assert(ZQ_DC_EVENT_QUEUE >= 2 * ZQ_DC_MAX_CHANNELS && ZQ_DC_EVENT_QUEUE <= 255,
+               "a channel makes at most two events between drains (datachannel.c: push_event)");
 
 /* PPIDs (RFC 8831 §8, RFC 8832 §8). */
 enum {
