@@ -33,6 +33,9 @@
 #define ZQ_NODE_EVENT_QUEUE (4 * ZQ_NODE_MAX_PEERS + 4)
 #endif
 
+_Static_assert(ZQ_SIG_SDP_MAX >= PEER_SDP_MAX, "our own offer or answer must fit a signalling "
+                                               "frame (ZQ_SIG_SDP_MAX)");
+
 typedef struct {
     char room[ZQ_SIG_ROOM_MAX + 1]; /**< also the data channels' label */
     zq_rand_t rand;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zq/config.h" /* first: a device's configuration may size ZQ_SIG_* below */
 #include "zq/err.h"
 
 /** Longest peer id (the server's are 22 characters) and room name. */
@@ -24,7 +25,8 @@
 #ifndef ZQ_SIG_ROOM_MAX
 #define ZQ_SIG_ROOM_MAX 64
 #endif
-/** Longest SDP or candidate line carried. */
+/** Longest SDP or candidate line carried (a browser's offer is 1-4 KiB; zq's own at most
+ *  PEER_SDP_MAX). */
 #ifndef ZQ_SIG_SDP_MAX
 #define ZQ_SIG_SDP_MAX 8192
 #endif

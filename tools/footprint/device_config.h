@@ -71,6 +71,7 @@
 
 /* ---- Signalling: the WebSocket to the server ---------------------------------------------- */
 #define ZQ_WS_MAX_MESSAGE 4096          /* a browser's offer or answer, JSON-escaped */
+#define ZQ_SIG_SDP_MAX 4096             /* no longer SDP can arrive in a 4 KiB message */
 #define ZQ_WS_TX_BUFFER (4096 + 14)     /* our offers (PEER_SDP_MAX 2048) as JSON */
 #define ZQ_HTTP_MAX_REQUEST 1024        /* the server's 101 answer (on the stack at open) */
 
