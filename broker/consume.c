@@ -116,6 +116,21 @@ static void refuse(brk_t *b, uint64_t now, uint8_t slot, json_value_t id)
     (void)brk_send_frame(b, now, slot, &w);
 }
 
+/* Takes held place @p h for job @p id of @p queue from peer @p slot, with a fresh handle (never
+ * 0: that one means a ZeroQ job held nowhere). */
+static void hold(brk_t *b, brk_held_t *h, int queue, uint8_t slot, json_value_t id)
+{
+    memset(h, 0, sizeof *h);
+    h->used = true;
+    h->queue = (uint8_t)queue;
+    h->peer = (int8_t)slot;
+    h->handle = b->consumer.next_handle++;
+    if (h->handle == 0) {
+        h->handle = b->consumer.next_handle++;
+    }
+    memcpy(h->id, id.p + 1, id.len - 2);
+}
+
 static void job_event(brk_t *b, const brk_envelope_t *e, int queue, const char *id,
                       uint32_t handle, brk_event_t *ev)
 {
@@ -180,13 +195,8 @@ static bool zeroq_job(brk_t *b, uint8_t slot, const brk_envelope_t *e, int queue
         ev->id = (brk_str_t){e->id.p + 1, e->id.len - 2};
         return true;
     }
-    memset(h, 0, sizeof *h);
-    h->used = true;
+    hold(b, h, queue, slot, e->id);
     h->from_zeroq = true;
-    h->queue = (uint8_t)queue;
-    h->peer = (int8_t)slot;
-    h->handle = b->consumer.next_handle++;
-    memcpy(h->id, e->id.p + 1, e->id.len - 2);
     keep_zeroq_resend(b, h, e);
     job_event(b, e, queue, h->id, h->handle, ev);
     return true;
@@ -209,12 +219,7 @@ bool brk_on_job(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e, b
         refuse(b, now, slot, e->id);
         return false;
     }
-    memset(h, 0, sizeof *h);
-    h->used = true;
-    h->queue = (uint8_t)qi;
-    h->peer = (int8_t)slot;
-    h->handle = b->consumer.next_handle++;
-    memcpy(h->id, e->id.p + 1, e->id.len - 2);
+    hold(b, h, qi, slot, e->id);
     job_event(b, e, qi, h->id, h->handle, ev);
     return true;
 }
