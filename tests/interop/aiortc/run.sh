@@ -17,72 +17,19 @@ set -u
 zq=${1:?usage: run.sh path/to/zq}
 here=$(cd "$(dirname "$0")" && pwd)
 python=/usr/bin/python3
+zq_abs=$(cd "$(dirname "$zq")" && pwd)/$(basename "$zq")
+. "$here/../../support/echo_env.sh"
 
-# A private network namespace with only loopback, so nothing leaves the machine.
-if [ -n "$(ip -o link | grep -v ' lo:')" ]; then
-    if [ -n "${ZQ_AIORTC_IN_NETNS:-}" ]; then
-        echo "FAIL: still not in a loopback-only network namespace after unshare" >&2
-        exit 1
-    fi
-    flags=-n
-    [ "$(id -u)" -eq 0 ] || flags=-rn
-    zq_abs=$(cd "$(dirname "$zq")" && pwd)/$(basename "$zq")
-    exec env ZQ_AIORTC_IN_NETNS=1 unshare $flags sh -c 'ip link set lo up && exec sh "$0" "$1"' \
-        "$here/run.sh" "$zq_abs"
-fi
-ip link set lo up 2>/dev/null
-
-out=$(mktemp -d)
-pids=
-status=0
-signal_pid=
+echo_env_netns AIORTC "$here/run.sh" "$zq_abs"
 capture_pid=
-
-stop() { # pid...: SIGTERM, then SIGKILL after 3 s; reaps them
-    for p in "$@"; do kill "$p" 2>/dev/null; done
-    for p in "$@"; do
-        for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-}
-
-dump_logs() {
-    for f in "$out"/*.out "$out"/*.err; do
-        [ -s "$f" ] || continue
-        echo "--- $(basename "$f")" >&2
-        # aiortc at DEBUG is long: its head and tail are what matter.
-        if [ "$(wc -l <"$f")" -gt 400 ]; then
-            head -n 150 "$f" >&2; echo "[...]" >&2; tail -n 150 "$f" >&2
-        else
-            cat "$f" >&2
-        fi
-    done
-}
-
-finish() {
-    stop $pids
-    [ -n "$signal_pid" ] && stop "$signal_pid"
+stop_capture() {
     if [ -n "$capture_pid" ]; then
         kill -INT "$capture_pid" 2>/dev/null; wait "$capture_pid" 2>/dev/null
+        capture_pid=
     fi
-    if [ "$status" -ne 0 ]; then
-        dump_logs
-        echo "FAIL: aiortc against zq echo (logs above)" >&2
-    fi
-    rm -rf "$out"
-    exit "$status"
 }
-trap finish EXIT
-trap 'status=1; exit' INT TERM
-
-wait_for() { # file pattern: up to 10 s for a line matching pattern
-    for _ in $(seq 100); do
-        grep -q "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
+echo_env_cleanup=stop_capture
+echo_env_start "$zq_abs" aiortc
 
 if [ -n "${ZQ_AIORTC_CAPTURE:-}" ] && command -v tshark >/dev/null; then
     mkdir -p "$ZQ_AIORTC_CAPTURE"
@@ -92,24 +39,6 @@ if [ -n "${ZQ_AIORTC_CAPTURE:-}" ] && command -v tshark >/dev/null; then
     capture_pid=$!
     wait_for "$out/tshark.err" "Capturing on" || echo "note: tshark did not start capturing" >&2
 fi
-
-"$zq" signal --listen 127.0.0.1:0 >"$out/signal.out" 2>"$out/signal.err" &
-signal_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's|^zq signal: listening on http://127.0.0.1:\([0-9]*\) .*|\1|p' \
-        "$out/signal.out" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "FAIL: zq signal did not say where it listens" >&2; status=1; exit; }
-url="ws://127.0.0.1:$port/ws"
-
-start_echo() { # room, also the name of its logs
-    "$zq" echo --signal "$url" --room "$1" >"$out/$1.echo.out" 2>"$out/$1.echo.err" &
-    echo_pid=$!
-    pids="$pids $echo_pid"
-}
 
 aiortc() { # name mode [options]: runs aiortc_echo.py in the background
     name=$1; mode=$2; shift 2
@@ -166,8 +95,7 @@ done
 
 if [ -n "$capture_pid" ]; then
     sleep 0.5
-    kill -INT "$capture_pid" 2>/dev/null; wait "$capture_pid" 2>/dev/null
-    capture_pid=
+    stop_capture
     sh "$here/decode.sh" "$ZQ_AIORTC_CAPTURE" || status=1
 fi
 

@@ -15,18 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 zq_abs=$(cd "$(dirname "$zq")" && pwd)/$(basename "$zq")
 pion_dir=${2:-$(dirname "$zq_abs")/pion}
 
-# A private network namespace with only loopback, so nothing leaves the machine.
-if [ -n "$(ip -o link | grep -v ' lo:')" ]; then
-    if [ -n "${ZQ_PION_IN_NETNS:-}" ]; then
-        echo "FAIL: still not in a loopback-only network namespace after unshare" >&2
-        exit 1
-    fi
-    flags=-n
-    [ "$(id -u)" -eq 0 ] || flags=-rn
-    exec env ZQ_PION_IN_NETNS=1 unshare $flags sh -c 'ip link set lo up && exec sh "$0" "$1" "$2"' \
-        "$here/run.sh" "$zq_abs" "$pion_dir"
-fi
-ip link set lo up 2>/dev/null
+. "$here/../../support/echo_env.sh"
+echo_env_netns PION "$here/run.sh" "$zq_abs" "$pion_dir"
 
 # pion_peer: built once (go's cache makes a rebuild of unchanged sources quick anyway).
 pion=$pion_dir/pion_peer
@@ -37,70 +27,7 @@ if [ ! -x "$pion" ] || [ -n "$(find "$here" -maxdepth 1 \( -name '*.go' -o -name
     echo "built $pion in $(($(date +%s) - t0)) s"
 fi
 
-out=$(mktemp -d)
-pids=
-status=0
-signal_pid=
-
-stop() { # pid...: SIGTERM, then SIGKILL after 3 s; reaps them
-    for p in "$@"; do kill "$p" 2>/dev/null; done
-    for p in "$@"; do
-        for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-}
-
-dump_logs() {
-    for f in "$out"/*.out "$out"/*.err; do
-        [ -s "$f" ] || continue
-        echo "--- $(basename "$f")" >&2
-        if [ "$(wc -l <"$f")" -gt 400 ]; then
-            head -n 150 "$f" >&2; echo "[...]" >&2; tail -n 150 "$f" >&2
-        else
-            cat "$f" >&2
-        fi
-    done
-}
-
-finish() {
-    stop $pids
-    [ -n "$signal_pid" ] && stop "$signal_pid"
-    if [ "$status" -ne 0 ]; then
-        dump_logs
-        echo "FAIL: Pion against zq echo (logs above)" >&2
-    fi
-    rm -rf "$out"
-    exit "$status"
-}
-trap finish EXIT
-trap 'status=1; exit' INT TERM
-
-wait_for() { # file pattern: up to 10 s for a line matching pattern
-    for _ in $(seq 100); do
-        grep -q "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
-"$zq_abs" signal --listen 127.0.0.1:0 >"$out/signal.out" 2>"$out/signal.err" &
-signal_pid=$!
-port=
-for _ in $(seq 100); do
-    port=$(sed -n 's|^zq signal: listening on http://127.0.0.1:\([0-9]*\) .*|\1|p' \
-        "$out/signal.out" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.1
-done
-[ -n "$port" ] || { echo "FAIL: zq signal did not say where it listens" >&2; status=1; exit; }
-url="ws://127.0.0.1:$port/ws"
-
-start_echo() { # room, also the name of its logs
-    "$zq_abs" echo --signal "$url" --room "$1" >"$out/$1.echo.out" 2>"$out/$1.echo.err" &
-    echo_pid=$!
-    pids="$pids $echo_pid"
-}
+echo_env_start "$zq_abs" Pion
 
 pion_echo() { # name mode [options]: runs pion_peer echo in the background
     name=$1; mode=$2; shift 2
