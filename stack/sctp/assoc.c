@@ -54,7 +54,7 @@ void sctp_reset_tcb(sctp_assoc_t *a)
     a->unsent_off = SCTP_NO_OFFSET;
     a->part_tail = SCTP_NO_OFFSET;
     a->flight = 0;
-    a->avg_chunk = a->cfg.mtu;
+    a->avg_chunk = 1; /* before any DATA: the smallest chunk there is (rx/tracker.c) */
     a->cwnd = (uint32_t)a->cfg.initial_cwnd_mtus * a->cfg.mtu;
     a->ssthresh = UINT32_MAX;
     a->partial_bytes_acked = 0;
@@ -299,9 +299,10 @@ zq_err_t sctp_handle_packet(sctp_assoc_t *a, uint64_t now, const uint8_t *packet
         a->stats.rx_malformed++;
     }
     if (had_data && a->state >= SCTP_STATE_ESTABLISHED) {
-        /* §6.2: SACK at least every second packet with DATA, at once on gaps/duplicates. */
+        /* §6.2: SACK at least every second packet with DATA, at once on gaps/duplicates or
+         * when the window opened (rx/tracker.c). */
         a->packets_since_sack++;
-        if (immediate_sack || a->packets_since_sack >= 2) {
+        if (immediate_sack || a->packets_since_sack >= 2 || sctp_window_opened(a)) {
             a->sack_now = true;
         } else if (a->sack_at == ZQ_TIME_NEVER) {
             a->sack_at = a->now + a->cfg.sack_delay_ms;

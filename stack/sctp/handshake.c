@@ -150,7 +150,7 @@ void sctp_write_init(sctp_assoc_t *a, zq_writer_t *w)
 {
     sctp_init_chunk_t init = {
         .initiate_tag = a->my_vtag,
-        .a_rwnd = sctp_advertised_rwnd(a),
+        .a_rwnd = sctp_initial_rwnd(a),
         .outbound_streams = 65535,
         .inbound_streams = 65535,
         .initial_tsn = a->my_initial_tsn,
@@ -229,7 +229,7 @@ void sctp_write_init_ack(sctp_assoc_t *a, zq_writer_t *w)
     write_cookie(a, &c, cookie);
     sctp_init_chunk_t init = {
         .initiate_tag = ack->my_tag,
-        .a_rwnd = sctp_advertised_rwnd(a),
+        .a_rwnd = sctp_initial_rwnd(a),
         .outbound_streams = 65535,
         .inbound_streams = 65535,
         .initial_tsn = ack->my_tsn,

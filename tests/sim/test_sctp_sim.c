@@ -1,7 +1,8 @@
 /* Two zq SCTP associations over a simulated network with a manual clock: establishment (with
  * an INIT collision), 10 MB at 0/5/20% loss with reordering, duplication and 50 ms delay,
  * ordered, unordered and partially reliable delivery, messages far larger than the buffers,
- * backpressure, the peer's window, stream reset, restart, shutdown, abort, peer loss. */
+ * backpressure, the peer's window (bursts of tiny messages too), stream reset, restart,
+ * shutdown, abort, peer loss. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -402,12 +403,14 @@ static void space_freed_behind_waiting_data_is_used_again(void **state)
 {
     (void)state;
     /* A sender with more in flight than the receiver holds: its 4 KiB buffer fills with what
-     * follows the lost packets, and the retransmissions come 14 small chunks a packet. */
+     * follows the lost packets, and the retransmissions come 14 small chunks a packet. The
+     * window was offered for the 1 KB messages before (rx/tracker.c): 10-byte ones overrun it,
+     * as a peer that ignores the window does. */
     sctp_pair_init_sizes(&pair, 35, (simnet_impairment_t){0, 0, 10, 0}, 64 * 1024, 4096, NULL);
     sctp_pair_connect(&pair, true);
     assert_true(sctp_pair_run(&pair, pair.now + 30000, established));
     unsigned long blocked = 0;
-    (void)transfer(2, 300, size_10, NULL, &blocked);
+    (void)transfer(2, 300, size_1k, NULL, &blocked);
     assert_true(sctp_pair_run(&pair, pair.now + 60000, receiver_has));
     pair.end[1].drop_next = 4; /* ~50 messages in a row */
     (void)transfer(2, 3000, size_10, NULL, &blocked);
@@ -415,13 +418,16 @@ static void space_freed_behind_waiting_data_is_used_again(void **state)
     sctp_pair_run(&pair, pair.now + 1000, NULL);
     const sctp_pair_stream_t *rx = &pair.end[1].rx[2];
     assert_int_equal(rx->messages, 3300);
-    assert_int_equal(rx->bytes, 33000);
     uint32_t want = 0; /* what transfer() sent, in order: messages 0..299, then 0..2999 */
-    uint8_t m[10];
+    unsigned long bytes = 0;
+    static uint8_t m[1200];
     for (unsigned long n = 0; n < 3300; n++) {
-        sctp_pair_pattern(m, sizeof m, n < 300 ? n : n - 300);
-        want = zq_crc32_update(want, m, sizeof m);
+        size_t size = n < 300 ? size_1k(n) : 10;
+        sctp_pair_pattern(m, size, n < 300 ? n : n - 300);
+        want = zq_crc32_update(want, m, size);
+        bytes += size;
     }
+    assert_int_equal(rx->bytes, bytes);
     assert_int_equal(rx->crc, want);
     const sctp_stats_t *st = sctp_stats(&pair.end[1].assoc);
     assert_true(st->rx_compactions > 0);
@@ -492,6 +498,75 @@ static void sender_respects_the_window_of_a_receiver_that_does_not_read(void **s
     assert_true(sctp_pair_run(&pair, pair.now + 60000, all_acked));
     sctp_pair_read(&pair, 1);
     assert_true(pair.end[1].rx[1].messages >= 14);
+}
+
+/* A burst of tiny messages into a receiver whose application reads in steps (RFC 9260 §6.1:
+ * the sender may have a_rwnd bytes of payload in flight, however it cuts them into chunks).
+ * Each stored chunk costs the receiver a record besides its payload, so a window offered for
+ * full-size chunks does not hold the same bytes in 1- or 10-byte chunks: it must still take
+ * all the sender was allowed to send, or the chunks it drops at the tail of a burst (no later
+ * chunk reports them missing) wait for T3-rtx. Found by a Pion peer bursting 1,000 10-byte
+ * messages: a 1 s stall. */
+static unsigned long burst_count;
+
+static bool burst_delivered(sctp_pair_t *p)
+{
+    return p->end[1].rx[2].messages >= burst_count;
+}
+
+static void tiny_burst(uint64_t seed, size_t size, unsigned long count, bool after_a_sack)
+{
+    /* The sender's 64 KiB hold the whole burst at once, as Pion's buffer does. */
+    sctp_pair_init_sizes(&pair, seed, clean, 64 * 1024, BUF, NULL);
+    sctp_pair_connect(&pair, true);
+    assert_true(sctp_pair_run(&pair, pair.now + 30000, established));
+    static uint8_t msg[16];
+    if (after_a_sack) {
+        assert_int_equal(sctp_pair_send(&pair, 0, 3, msg, size, NULL), ZQ_OK);
+        assert_true(sctp_pair_run(&pair, pair.now + 1000, all_acked));
+    }
+    pair.end[1].stalled = true; /* reads only every 50 ms, below */
+    uint32_t crc = 0;
+    for (unsigned long n = 0; n < count; n++) {
+        sctp_pair_pattern(msg, size, n);
+        assert_int_equal(sctp_send(&pair.end[0].assoc, pair.now, 2, 53, msg, size, NULL), ZQ_OK);
+        crc = zq_crc32_update(crc, msg, size);
+    }
+    sctp_pair_flush(&pair, 0); /* in full packets, as a sender given the burst at once */
+    uint64_t t0 = pair.now;
+    burst_count = count;
+    while (!burst_delivered(&pair) && pair.now - t0 < 60000) {
+        sctp_pair_run(&pair, pair.now + 50, NULL);
+        sctp_pair_read(&pair, 1);
+        sctp_pair_flush(&pair, 1);
+    }
+    uint64_t took = pair.now - t0;
+    assert_true(sctp_pair_run(&pair, pair.now + 60000, all_acked));
+    const sctp_stats_t *rx = sctp_stats(&pair.end[1].assoc);
+    const sctp_stats_t *tx = sctp_stats(&pair.end[0].assoc);
+    printf("    %lu x %zu bytes, read every 50 ms: all read after %llu ms; receiver dropped %u; "
+           "sender resent %u (%u fast, %u probes, %u T3)\n",
+           count, size, (unsigned long long)took, rx->rx_out_of_window, tx->retransmissions,
+           tx->fast_retransmits, tx->tail_probes, tx->t3_expirations);
+    assert_int_equal(pair.end[1].rx[2].messages, count);
+    assert_int_equal(pair.end[1].rx[2].crc, crc);
+    assert_int_equal(rx->rx_out_of_window, 0);
+    assert_int_equal(tx->retransmissions, 0);
+    assert_int_equal(tx->t3_expirations, 0);
+}
+
+static void a_burst_of_10_byte_messages_fits_the_window_it_was_given(void **state)
+{
+    (void)state;
+    tiny_burst(14, 10, 1000, false);
+}
+
+/* The first window (INIT) is at least 1500 bytes, for usrsctp (rx/tracker.c): 1-byte chunks
+ * fit it only ~540 at a time in 16 KiB, so these come after the first SACK. */
+static void a_burst_of_1_byte_messages_fits_the_window_it_was_given(void **state)
+{
+    (void)state;
+    tiny_burst(15, 1, 1000, true);
 }
 
 static bool reset_done(sctp_pair_t *p)
@@ -793,6 +868,11 @@ static void miss_indications_come_only_from_sacks_acknowledging_new_data(void **
     sctp_pair_init(&pair, 43, (simnet_impairment_t){0, 100, 5, 0}, BUF, NULL);
     sctp_pair_connect(&pair, true);
     assert_true(sctp_pair_run(&pair, pair.now + 30000, established));
+    /* A first message shows the receiver chunks of 1 KB, so its window holds the three at
+     * once (it is counted for 1-byte chunks until DATA comes, rx/tracker.c). */
+    static const uint8_t kb[1000];
+    assert_int_equal(sctp_pair_send(&pair, 0, 3, kb, sizeof kb, NULL), ZQ_OK);
+    assert_true(sctp_pair_run(&pair, pair.now + 1000, all_acked));
     memset(&drops, 0, sizeof drops);
     drops.data_tsn = pair.end[0].assoc.next_tsn;
     drops.data_drops = 1;
@@ -817,14 +897,13 @@ static void the_last_chunk_before_the_window_closes_asks_for_an_immediate_sack(v
      * window: the packets that leave more to send do not ask, the one that fills the window
      * does. */
     start_dropping(44, BUF, 1000, 0);
-    static const uint8_t msg[] = "a lone message";
-    assert_int_equal(sctp_pair_send(&pair, 0, 1, msg, sizeof msg, NULL), ZQ_OK);
+    static uint8_t kb[1000]; /* 1 KB chunks: a receiver window of several (rx/tracker.c) */
+    assert_int_equal(sctp_pair_send(&pair, 0, 1, kb, sizeof kb, NULL), ZQ_OK);
     assert_true(sctp_pair_run(&pair, pair.now + 1000, acked_or_closed));
     assert_int_equal(drops.data_packets, 1);
     assert_int_equal(drops.immediate, 0);
     memset(&drops, 0, sizeof drops);
     drops.data_tsn = UINT32_MAX;
-    static uint8_t kb[1000];
     while (sctp_send(&pair.end[0].assoc, pair.now, 1, 53, kb, sizeof kb, NULL) == ZQ_OK) {
     }
     sctp_pair_flush(&pair, 0);
@@ -931,6 +1010,8 @@ int main(void)
         cmocka_unit_test(send_blocks_and_writable_follows),
         cmocka_unit_test(buffered_amount_falls_to_low_water_with_an_event),
         cmocka_unit_test(sender_respects_the_window_of_a_receiver_that_does_not_read),
+        cmocka_unit_test(a_burst_of_10_byte_messages_fits_the_window_it_was_given),
+        cmocka_unit_test(a_burst_of_1_byte_messages_fits_the_window_it_was_given),
         cmocka_unit_test(stream_reset_closes_a_channel_and_the_id_is_reused),
         cmocka_unit_test(peer_restart_is_detected_and_data_flows_again),
         cmocka_unit_test(graceful_shutdown_delivers_everything_then_closes),

@@ -259,10 +259,7 @@ void sctp_release_read(sctp_assoc_t *a)
     in_at(a, a->last_read)->h.state = IN_FREE;
     a->last_read = SCTP_NO_OFFSET;
     sctp_ring_reclaim(&a->in, in_is_free);
-    /* §6.2: tell the peer when its window has grown by a good part of the buffer. */
-    uint32_t rwnd = sctp_advertised_rwnd(a);
-    uint32_t step = a->in.cap / 4 > a->cfg.mtu ? a->in.cap / 4 : a->cfg.mtu;
-    if (a->state >= SCTP_STATE_ESTABLISHED && rwnd >= a->last_rwnd + step) {
+    if (sctp_window_opened(a)) {
         a->sack_now = true;
         a->sack_due = true;
     }

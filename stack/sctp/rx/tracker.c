@@ -89,6 +89,19 @@ static uint16_t collect_gaps(const sctp_assoc_t *a, sctp_gap_block_t *gaps, bool
     return n;
 }
 
+/* The window is a promise in payload bytes: RFC 9260 §6.1 B lets the peer have a_rwnd bytes
+ * of payload outstanding, cut into chunks as it likes (Pion and zq count payload only; usrsctp
+ * adds 256 bytes a chunk, its sctp_peer_chunk_oh). Our ring pays SCTP_CHUNK_OVERHEAD a chunk
+ * besides, so the window is counted at the average chunk size seen (the ring then holds any
+ * mix of that average). Before any DATA that size is 1 byte, the smallest chunk there is
+ * (§6.2: no empty DATA), not the MTU: a window offered at the start for full chunks let in a
+ * first flight of 10-byte chunks that take 36 bytes of ring each; the ring dropped the tail
+ * of the burst, where no later chunk reports them missing (§7.2.4), and only T3-rtx recovered
+ * them (a 1 s stall against Pion). Larger chunks open the window within a round trip (the
+ * update goes at once, sctp_window_opened()). A peer that turns from large chunks to much
+ * smaller ones can still overrun what it was offered before (so can one sending chunks under
+ * 3 bytes into the first window, sctp_initial_rwnd()): per-chunk cost is not in the protocol,
+ * and a window honest for 1-byte chunks at all times would be 1/28 of the ring. */
 uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
 {
     /* One MTU stays in reserve for the chunk that fills the first gap (rx/deliver.c), so
@@ -101,6 +114,26 @@ uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
     }
     uint64_t usable = free - a->cfg.mtu;
     return (uint32_t)(usable * a->avg_chunk / (a->avg_chunk + SCTP_CHUNK_OVERHEAD));
+}
+
+/* §6.2: the peer hears at once when its window has grown by a good part of the buffer, as
+ * reading frees room (rx/deliver.c) or larger chunks raise the size it is counted for (a
+ * packet of DATA, assoc.c). */
+bool sctp_window_opened(const sctp_assoc_t *a)
+{
+    uint32_t step = a->in.cap / 4 > a->cfg.mtu ? a->in.cap / 4 : a->cfg.mtu;
+    return a->state >= SCTP_STATE_ESTABLISHED && sctp_advertised_rwnd(a) >= a->last_rwnd + step;
+}
+
+/* The a_rwnd of INIT and INIT ACK (§3.3.2, §3.3.3): at least 1500, which usrsctp (browsers) requires, or
+ * it aborts the association (SCTP_MIN_RWND). Honest for chunks of 3 bytes or more in a 16 KiB
+ * ring; SACKs then count it for the chunks that came. */
+#define MIN_INIT_RWND 1500u
+
+uint32_t sctp_initial_rwnd(const sctp_assoc_t *a)
+{
+    uint32_t rwnd = sctp_advertised_rwnd(a);
+    return rwnd > MIN_INIT_RWND ? rwnd : MIN_INIT_RWND;
 }
 
 size_t sctp_sack_size(const sctp_assoc_t *a)
