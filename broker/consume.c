@@ -260,7 +260,9 @@ static void release_held(brk_t *b, brk_held_t *h)
         c->zeroq_keep_used -= h->keep_len;
         for (int i = 0; i < ZQ_BRK_MAX_HELD; i++) {
             brk_held_t *g = &c->held[i];
-            g->keep_off -= g->used && g->keep_len > 0 && g->keep_off > h->keep_off ? h->keep_len : 0;
+            if (g->used && g->keep_len > 0 && g->keep_off > h->keep_off) {
+                g->keep_off -= h->keep_len;
+            }
         }
     }
     h->used = false;

@@ -125,9 +125,9 @@ bool sctp_window_opened(const sctp_assoc_t *a)
     return a->state >= SCTP_STATE_ESTABLISHED && sctp_advertised_rwnd(a) >= a->last_rwnd + step;
 }
 
-/* The a_rwnd of INIT and INIT ACK (§3.3.2, §3.3.3): at least 1500, which usrsctp (browsers) requires, or
- * it aborts the association (SCTP_MIN_RWND). Honest for chunks of 3 bytes or more in a 16 KiB
- * ring; SACKs then count it for the chunks that came. */
+/* The a_rwnd of INIT and INIT ACK (§3.3.2, §3.3.3): at least 1500, which usrsctp (browsers)
+ * requires, or it aborts the association (SCTP_MIN_RWND). Honest for chunks of 3 bytes or more
+ * in a 16 KiB ring; SACKs then count it for the chunks that came. */
 #define MIN_INIT_RWND 1500u
 
 uint32_t sctp_initial_rwnd(const sctp_assoc_t *a)
