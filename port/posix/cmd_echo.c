@@ -46,6 +46,7 @@ typedef struct {
     uint32_t backoff_ms;
     char frame[ZQ_SIG_FRAME_MAX]; /* a signalling frame the socket could not take yet */
     size_t frame_len;
+    uint32_t refused_seen[ZQ_NODE_MAX_PEERS]; /* each slot's refused channel opens, reported */
     unsigned probe_rounds;  /* peers whose probes finished */
     bool probe_failed;
     int exit_code;
@@ -194,6 +195,24 @@ static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const u
     return true;
 }
 
+/* A channel the peer opened and the stack refused (RFC 8832 §6: a stream id of the opener's
+ * wrong parity, one in use, no free channel, or a label too long) is closed there at once;
+ * this says so, as nothing else would. */
+static void report_refused_channels(echo_app_t *a)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        const node_peer_t *np = &a->node.peers[i];
+        uint32_t refused = np->used ? np->peer.dc.stats.refused_opens : 0;
+        if (refused > a->refused_seen[i]) {
+            (void)fprintf(stderr,
+                          "zq echo: peer %s: refused %" PRIu32 " data channel open(s) (wrong "
+                          "stream-id parity, id in use, no free channel, or label too long)\n",
+                          np->id, refused - a->refused_seen[i]);
+        }
+        a->refused_seen[i] = refused;
+    }
+}
+
 static void drv_after_io(void *obj, uint64_t now)
 {
     echo_app_t *a = obj;
@@ -211,6 +230,7 @@ static void drv_after_io(void *obj, uint64_t now)
     while (echo_poll_report(&a->echo, &r)) {
         print_report(a, &r);
     }
+    report_refused_channels(a);
     flush_signal(a, now);
 }
 

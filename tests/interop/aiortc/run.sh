@@ -83,6 +83,14 @@ for run in aiortc-dials stock-parity; do
     if wait_for "$out/$run.aiortc.out" '^aiortc: joined'; then
         start_echo "$run"
         finish_run "$run"
+        # zq echo says which channel it refused, and only then
+        said=$(grep -c 'refused 1 data channel open' "$out/$run.echo.err")
+        if [ "$said" -ne "$([ "$run" = stock-parity ] && echo 1 || echo 0)" ]; then
+            echo "FAIL: $run: zq echo reported $said refused channel(s)" >&2
+            status=1
+        else
+            echo "PASS $run: zq echo reported $said refused channel(s)"
+        fi
     else
         echo "FAIL: $run: aiortc did not join its room" >&2
         stop "$aiortc_pid"; status=1
