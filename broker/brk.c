@@ -4,6 +4,7 @@
 
 #include "broker/brk_internal.h"
 #include "zq/utf8.h"
+#include "zq/hex.h"
 
 void brk_config_default(brk_config_t *cfg)
 {
@@ -61,17 +62,13 @@ void brk_note_room(brk_t *b)
 
 void brk_new_id(brk_t *b, const char *prefix, char out[BRK_ID_MAX])
 {
-    static const char hex[] = "0123456789abcdef";
     uint8_t r[16];
     (void)zq_rand_bytes(&b->cfg.rand, r, sizeof r);
     size_t n = 0;
     if (prefix != NULL) {
         n = strlen(prefix);
         memcpy(out, prefix, n);
-        for (size_t i = 0; i < 12; i++) {
-            out[n++] = hex[r[i] >> 4];
-            out[n++] = hex[r[i] & 15u];
-        }
+        n += zq_hex_encode(out + n, r, 12);
         out[n] = '\0';
         return;
     }
@@ -81,8 +78,7 @@ void brk_new_id(brk_t *b, const char *prefix, char out[BRK_ID_MAX])
         if (i == 4 || i == 6 || i == 8 || i == 10) {
             out[n++] = '-';
         }
-        out[n++] = hex[r[i] >> 4];
-        out[n++] = hex[r[i] & 15u];
+        n += zq_hex_encode(out + n, &r[i], 1);
     }
     out[n] = '\0';
 }

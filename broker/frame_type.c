@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "broker/frame_internal.h"
+#include "zq/hex.h"
 
 /* The "type" of each typed frame; NULL for the two that have none. */
 static const char *const type_names[] = {
@@ -109,20 +110,6 @@ zq_err_t brk_codec_get_bool(json_value_t obj, const char *key, bool *out)
     return json_get_bool(v, out) ? ZQ_OK : ZQ_ERR_MALFORMED;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 /* Unescaped first, so "\u0030" counts as the digit it spells: the JSON value is what counts. */
 bool brk_codec_hex(json_value_t v, uint8_t *out, size_t n)
 {
@@ -133,8 +120,8 @@ bool brk_codec_hex(json_value_t v, uint8_t *out, size_t n)
         return false;
     }
     for (size_t i = 0; i < n; i++) {
-        int hi = hex_digit(text[2 * i]);
-        int lo = hex_digit(text[2 * i + 1]);
+        int hi = zq_hex_digit(text[2 * i]);
+        int lo = zq_hex_digit(text[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             return false;
         }
@@ -194,17 +181,12 @@ void brk_codec_begin(json_writer_t *w, brk_frame_type_t type)
 
 void brk_codec_put_hex(json_writer_t *w, const uint8_t *b, size_t n)
 {
-    static const char digits[] = "0123456789abcdef";
     char text[BRK_FP_HEX];
     if (2 * n > sizeof text) {
         brk_codec_fail(w);
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        text[2 * i] = digits[b[i] >> 4];
-        text[2 * i + 1] = digits[b[i] & 0xF];
-    }
-    json_string(w, text, 2 * n);
+    json_string(w, text, zq_hex_encode(text, b, n));
 }
 
 void brk_codec_put_epoch(json_writer_t *w, uint32_t epoch)

@@ -1,4 +1,5 @@
 #include "zq/addr.h"
+#include "zq/hex.h"
 
 #include <string.h>
 
@@ -25,20 +26,6 @@ bool zq_addr_equal(const zq_addr_t *a, const zq_addr_t *b)
 }
 
 /* ---- parsing ------------------------------------------------------------------------------ */
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
 
 /* Dotted quad, exactly four decimal octets. */
 static zq_err_t parse_v4(const char *s, size_t len, uint8_t out[4])
@@ -97,7 +84,7 @@ static int parse_v6_groups(const char *s, size_t len, uint16_t *words, int max_w
         }
         uint16_t w = 0;
         for (size_t k = i; k < end; k++) {
-            int h = hex_value(s[k]);
+            int h = zq_hex_digit(s[k]);
             if (h < 0) {
                 return -1;
             }
@@ -249,12 +236,11 @@ static size_t put_uint(char *out, size_t at, unsigned v)
 
 static size_t put_hex16(char *out, size_t at, uint16_t v)
 {
-    static const char hex[] = "0123456789abcdef";
     bool started = false;
     for (int shift = 12; shift >= 0; shift -= 4) {
         unsigned nib = (v >> shift) & 0xfu;
         if (nib != 0 || started || shift == 0) {
-            out[at++] = hex[nib];
+            out[at++] = zq_hex_char(nib);
             started = true;
         }
     }

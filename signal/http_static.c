@@ -6,15 +6,7 @@
 #include "signal/http.h"
 #include "signal/http_internal.h"
 #include "zq/utf8.h"
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+#include "zq/hex.h"
 
 /* The next decoded byte of path[*i..len); -1 for a bad escape. */
 static int next_byte(const char *path, size_t len, size_t *i)
@@ -25,7 +17,7 @@ static int next_byte(const char *path, size_t len, size_t *i)
     if (len - *i < 3) {
         return -1;
     }
-    int hi = hex_digit(path[*i + 1]), lo = hex_digit(path[*i + 2]);
+    int hi = zq_hex_digit(path[*i + 1]), lo = zq_hex_digit(path[*i + 2]);
     *i += 3;
     return hi < 0 || lo < 0 ? -1 : hi << 4 | lo;
 }

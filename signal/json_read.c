@@ -6,6 +6,7 @@
 #include "signal/json.h"
 #include "signal/json_internal.h"
 #include "zq/utf8.h"
+#include "zq/hex.h"
 
 /* ---- Tokens (RFC 8259 §2, §3, §6, §7) ----------------------------------------------------- */
 
@@ -81,20 +82,6 @@ static const char *scan_number(const char *p, const char *end)
     return p;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 /* "\uXXXX" at p (p[0] == '\\'): the 16-bit code unit, or -1. */
 static long read_u_escape(const char *p, const char *end)
 {
@@ -103,7 +90,7 @@ static long read_u_escape(const char *p, const char *end)
     }
     long v = 0;
     for (size_t i = 2; i < 6; i++) {
-        int h = hex_value(p[i]);
+        int h = zq_hex_digit(p[i]);
         if (h < 0) {
             return -1;
         }

@@ -6,6 +6,7 @@
 #include "signal/json.h"
 #include "signal/json_internal.h"
 #include "zq/utf8.h"
+#include "zq/hex.h"
 
 static void fail(json_writer_t *w, zq_err_t err)
 {
@@ -133,7 +134,6 @@ void json_array_end(json_writer_t *w)
 /* §7: '"', '\\' and U+0000..U+001F must be escaped; the short forms where they exist. */
 static void put_escape(json_writer_t *w, uint8_t c)
 {
-    static const char hex[] = "0123456789abcdef";
     static const char from[] = "\"\\\b\f\n\r\t";
     static const char to[] = "\"\\bfnrt";
     const char *hit = memchr(from, c, sizeof from - 1);
@@ -142,7 +142,7 @@ static void put_escape(json_writer_t *w, uint8_t c)
         put(w, esc, 2);
         return;
     }
-    char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
+    char u[6] = {'\\', 'u', '0', '0', zq_hex_char(c >> 4), zq_hex_char(c)};
     put(w, u, 6);
 }
 

@@ -4,6 +4,7 @@
 #include "signal/json.h"
 #include "signal/router.h"
 #include "zq/crypto.h"
+#include "zq/hex.h"
 
 void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, void *send_ctx)
 {
@@ -35,23 +36,14 @@ static void new_id(sig_router_t *r, char out[SIG_ID_LEN + 1])
     out[SIG_ID_LEN] = '\0';
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static bool parse_token(const char *hex, uint8_t out[32])
 {
     if (hex == NULL || strlen(hex) != 64) {
         return false;
     }
     for (size_t i = 0; i < 32; i++) {
-        int hi = hex_value(hex[2 * i]);
-        int lo = hex_value(hex[2 * i + 1]);
+        int hi = zq_hex_digit(hex[2 * i]);
+        int lo = zq_hex_digit(hex[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             return false;
         }
@@ -62,14 +54,9 @@ static bool parse_token(const char *hex, uint8_t out[32])
 
 void sig_room_token(const uint8_t *key, size_t key_len, const char *room, char out[65])
 {
-    static const char hex[] = "0123456789abcdef";
     uint8_t mac[ZQ_SHA256_LEN];
     zq_hmac_sha256(key, key_len, (const uint8_t *)room, strlen(room), mac);
-    for (size_t i = 0; i < sizeof mac; i++) {
-        out[2 * i] = hex[mac[i] >> 4];
-        out[2 * i + 1] = hex[mac[i] & 15u];
-    }
-    out[64] = '\0';
+    out[zq_hex_encode(out, mac, sizeof mac)] = '\0';
 }
 
 static bool token_allows(const sig_router_t *r, const sig_client_slot_t *c, const char *room)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "stack/dtls/dtls.h"
+#include "zq/hex.h"
 
 static const char hash_name[] = "sha-256";
 
@@ -30,15 +31,6 @@ size_t dtls_fingerprint_format(const dtls_fingerprint_t *fp, char *out, size_t c
     }
     out[at] = '\0';
     return at;
-}
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
 static bool same_word_ignoring_case(const char *a, size_t len, const char *word)
@@ -94,8 +86,8 @@ zq_err_t dtls_fingerprint_parse(const char *text, size_t len, dtls_fingerprint_t
         if (byte > 0 && (i >= len || text[i++] != ':')) {
             return ZQ_ERR_MALFORMED;
         }
-        int hi = i < len ? hex_digit(text[i]) : -1;
-        int lo = i + 1 < len ? hex_digit(text[i + 1]) : -1;
+        int hi = i < len ? zq_hex_digit(text[i]) : -1;
+        int lo = i + 1 < len ? zq_hex_digit(text[i + 1]) : -1;
         if (hi < 0 || lo < 0) {
             return ZQ_ERR_MALFORMED;
         }

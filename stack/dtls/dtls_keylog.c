@@ -2,16 +2,7 @@
  *     CLIENT_RANDOM <client random, 64 hex> <master secret, 96 hex>
  * With it, tshark decrypts zq's DTLS and shows the SCTP and DCEP inside. */
 #include "stack/dtls/dtls_internal.h"
-
-static size_t put_hex(char *out, const unsigned char *bytes, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = hex[bytes[i] >> 4];
-        out[2 * i + 1] = hex[bytes[i] & 0xF];
-    }
-    return 2 * n;
-}
+#include "zq/hex.h"
 
 void dtls_export_keys(void *p_expkey, mbedtls_ssl_key_export_type type,
                       const unsigned char *secret, size_t secret_len,
@@ -31,9 +22,9 @@ void dtls_export_keys(void *p_expkey, mbedtls_ssl_key_export_type type,
     for (size_t i = 0; i < at; i++) {
         line[i] = label[i];
     }
-    at += put_hex(line + at, client_random, 32);
+    at += zq_hex_encode(line + at, client_random, 32);
     line[at++] = ' ';
-    at += put_hex(line + at, secret, secret_len);
+    at += zq_hex_encode(line + at, secret, secret_len);
     line[at] = '\0';
     d->ctx->cfg.keylog(d->ctx->cfg.keylog_ctx, line);
 }
