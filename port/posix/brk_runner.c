@@ -9,71 +9,11 @@
 
 #include "port/posix/cli.h"
 
-#define CONNECT_TIMEOUT_MS 3000
-#define RECONNECT_MAX_MS 30000
 /* After the last input the ABORTs of a close get this long to leave before the sockets
  * close. */
 #define CLOSE_GRACE_MS 100
 
 static uint8_t arena[ZQ_BRK_RUNNER_ARENA];
-
-/* ---- Signalling ---------------------------------------------------------------------------- */
-
-static void on_text(void *ctx, uint64_t now, const char *text, size_t len)
-{
-    zq_brk_runner_t *r = ctx;
-    node_handle_signal(&r->node, now, text, len);
-}
-
-static void on_closed(void *ctx, uint64_t now, uint16_t code, const char *reason)
-{
-    zq_brk_runner_t *r = ctx;
-    (void)fprintf(stderr, "zq %s: signalling closed (%u%s%s); reconnecting in %" PRIu32 " s\n",
-                  r->cmd, (unsigned)code, reason[0] ? ": " : "", reason, r->backoff_ms / 1000);
-    r->reconnect_at = now + r->backoff_ms;
-    r->frame_len = 0;
-}
-
-static zq_err_t open_signal(zq_brk_runner_t *r, const char **why)
-{
-    static const zq_ws_client_callbacks_t cb = {on_text, on_closed};
-    zq_err_t err = zq_ws_client_open(&r->ws, &r->loop, &r->url, &cb, r, CONNECT_TIMEOUT_MS, why);
-    if (err == ZQ_OK) {
-        node_signal_connected(&r->node);
-        r->reconnect_at = ZQ_TIME_NEVER;
-        r->backoff_ms = 1000;
-    }
-    return err;
-}
-
-/* ZeroQ's backoff (zeroq-wire.md §4): 1 s doubling to 30 s; peers stay up meanwhile. */
-static void reconnect(zq_brk_runner_t *r, uint64_t now)
-{
-    const char *why = NULL;
-    if (open_signal(r, &why) == ZQ_OK) {
-        (void)fprintf(stderr, "zq %s: signalling reconnected\n", r->cmd);
-        return;
-    }
-    r->backoff_ms = r->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : r->backoff_ms * 2;
-    r->reconnect_at = now + r->backoff_ms;
-    (void)fprintf(stderr, "zq %s: %s; next try in %" PRIu32 " s\n", r->cmd, why,
-                  r->backoff_ms / 1000);
-}
-
-/* Frames the node wants to send, in order; one that does not fit waits for the next turn. */
-static void flush_signal(zq_brk_runner_t *r, uint64_t now)
-{
-    while (zq_ws_client_is_open(&r->ws)) {
-        if (r->frame_len == 0) {
-            r->frame_len = node_poll_signal(&r->node, now, r->frame, sizeof r->frame);
-        }
-        if (r->frame_len == 0 ||
-            zq_ws_client_send_text(&r->ws, r->frame, r->frame_len) == ZQ_ERR_WOULD_BLOCK) {
-            return;
-        }
-        r->frame_len = 0;
-    }
-}
 
 /* ---- Peers --------------------------------------------------------------------------------- */
 
@@ -199,9 +139,7 @@ static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
 static void drv_timeout(void *obj, uint64_t now)
 {
     zq_brk_runner_t *r = obj;
-    if (r->reconnect_at <= now) {
-        reconnect(r, now);
-    }
+    zq_sig_link_timeout(&r->sig, now);
     node_handle_timeout(&r->node, now);
     if (brk_next_timeout(&r->brk) <= now) {
         brk_handle_timeout(&r->brk, now);
@@ -212,7 +150,7 @@ static void drv_timeout(void *obj, uint64_t now)
 static uint64_t drv_next_timeout(void *obj)
 {
     zq_brk_runner_t *r = obj;
-    uint64_t t = zq_time_min(r->reconnect_at, node_next_timeout(&r->node));
+    uint64_t t = zq_time_min(zq_sig_link_next_timeout(&r->sig), node_next_timeout(&r->node));
     t = zq_time_min(t, brk_next_timeout(&r->brk));
     if (r->finishing) {
         return zq_time_min(t, r->finish_by);
@@ -264,7 +202,7 @@ static void drv_after_io(void *obj, uint64_t now)
         r->cb.on_idle(r->ctx, r, now);
         drain_events(r, now); /* what the command's calls made due */
     }
-    flush_signal(r, now);
+    zq_sig_link_flush(&r->sig, now);
     if (r->finishing && (now >= r->finish_by || flushed(r))) {
         zq_loop_stop(&r->loop);
     }
@@ -366,8 +304,7 @@ static int start_broker(zq_brk_runner_t *r)
 static int connect_signal(zq_brk_runner_t *r)
 {
     const char *why = NULL;
-    r->backoff_ms = 1000;
-    if (open_signal(r, &why) != ZQ_OK) {
+    if (zq_sig_link_open(&r->sig, &why) != ZQ_OK) {
         return zq_cli_fail(r->cmd, "cannot reach %s: %s", r->opt.signal, why);
     }
     if (r->opt.verbose) {
@@ -381,7 +318,7 @@ static int connect_signal(zq_brk_runner_t *r)
 static int check_options(zq_brk_runner_t *r)
 {
     const char *why = NULL;
-    if (zq_ws_url_parse(r->opt.signal, &r->url, &why) != ZQ_OK) {
+    if (zq_sig_link_init(&r->sig, r->cmd, &r->loop, &r->node, r->opt.signal, &why) != ZQ_OK) {
         return zq_cli_usage_error(r->cmd, "--signal '%s': %s", r->opt.signal, why);
     }
     size_t room = strlen(r->opt.room);
@@ -399,7 +336,6 @@ int zq_brk_runner_start(zq_brk_runner_t *r, const char *cmd, const zq_brk_net_op
     r->opt = *opt;
     r->cb = *cb;
     r->ctx = ctx;
-    r->reconnect_at = ZQ_TIME_NEVER;
     int rc = check_options(r);
     if (rc >= 0) {
         return rc;
@@ -425,7 +361,7 @@ static void shut_down(zq_brk_runner_t *r)
     r->finishing = true; /* no more callbacks into the command */
     node_close(&r->node, zq_loop_now(&r->loop));
     (void)zq_loop_run(&r->loop, zq_loop_now(&r->loop) + CLOSE_GRACE_MS);
-    zq_ws_client_close(&r->ws);
+    zq_sig_link_close(&r->sig);
     for (uint8_t i = 0; i < r->n_socks; i++) {
         zq_port_udp_close(r->socks[i]);
     }

@@ -30,7 +30,7 @@
 #include "node/node.h"
 #include "port/posix/cli.h"
 #include "port/posix/loop.h"
-#include "port/posix/ws_client.h"
+#include "port/posix/sig_link.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 
@@ -90,8 +90,6 @@ struct zq_brk_runner {
     zq_brk_runner_callbacks_t cb;
     void *ctx;
     zq_loop_t loop;
-    zq_ws_url_t url;
-    zq_ws_client_t ws;
     zq_rand_t rand;
     dtls_identity_t identity;
     dtls_context_t dtls;
@@ -99,10 +97,7 @@ struct zq_brk_runner {
     brk_t brk;
     zq_socket_t socks[ZQ_NODE_MAX_HOSTS]; /* one per host candidate */
     uint8_t n_socks;
-    uint64_t reconnect_at;                /* ZQ_TIME_NEVER while connected */
-    uint32_t backoff_ms;
-    char frame[ZQ_SIG_FRAME_MAX];         /* a signalling frame the socket could not take yet */
-    size_t frame_len;
+    zq_sig_link_t sig;
     uint32_t ready_seen;                  /* bit per peer slot found ready (for --verbose) */
     bool finishing;                       /* zq_brk_runner_finish() was called */
     uint64_t finish_by;

@@ -9,15 +9,13 @@
 #include "node/node.h"
 #include "port/posix/cli.h"
 #include "port/posix/loop.h"
-#include "port/posix/ws_client.h"
+#include "port/posix/sig_link.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 
 #define ECHO_CMD "echo"
 #define DEFAULT_SIGNAL "ws://127.0.0.1:8080/ws"
 #define DEFAULT_ROOM "default-topic"
-#define CONNECT_TIMEOUT_MS 3000
-#define RECONNECT_MAX_MS 30000
 /* mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
  * identity (docs in README, "DTLS"). */
 #define ECHO_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024)
@@ -33,8 +31,6 @@ typedef struct {
 typedef struct {
     echo_options_t opt;
     zq_loop_t loop;
-    zq_ws_url_t url;
-    zq_ws_client_t ws;
     zq_rand_t rand;
     dtls_identity_t identity;
     dtls_context_t dtls;
@@ -42,10 +38,7 @@ typedef struct {
     echo_t echo;
     zq_socket_t socks[ZQ_NODE_MAX_HOSTS]; /* one per host candidate */
     uint8_t n_socks;
-    uint64_t reconnect_at;  /* ZQ_TIME_NEVER while connected */
-    uint32_t backoff_ms;
-    char frame[ZQ_SIG_FRAME_MAX]; /* a signalling frame the socket could not take yet */
-    size_t frame_len;
+    zq_sig_link_t sig;
     uint32_t refused_seen[ZQ_NODE_MAX_PEERS]; /* each slot's refused channel opens, reported */
     unsigned probe_rounds;  /* peers whose probes finished */
     bool probe_failed;
@@ -54,63 +47,6 @@ typedef struct {
 
 static echo_app_t app; /* large (node, WebSocket buffers): static */
 static uint8_t arena[ECHO_ARENA];
-
-/* ---- Signalling ---------------------------------------------------------------------------- */
-
-static void on_text(void *ctx, uint64_t now, const char *text, size_t len)
-{
-    echo_app_t *a = ctx;
-    node_handle_signal(&a->node, now, text, len);
-}
-
-static void on_closed(void *ctx, uint64_t now, uint16_t code, const char *reason)
-{
-    echo_app_t *a = ctx;
-    (void)fprintf(stderr, "zq echo: signalling closed (%u%s%s); reconnecting in %" PRIu32 " s\n",
-                  (unsigned)code, reason[0] ? ": " : "", reason, a->backoff_ms / 1000);
-    a->reconnect_at = now + a->backoff_ms;
-    a->frame_len = 0;
-}
-
-static zq_err_t open_signal(echo_app_t *a, const char **why)
-{
-    static const zq_ws_client_callbacks_t cb = {on_text, on_closed};
-    zq_err_t err = zq_ws_client_open(&a->ws, &a->loop, &a->url, &cb, a, CONNECT_TIMEOUT_MS, why);
-    if (err == ZQ_OK) {
-        node_signal_connected(&a->node);
-        a->reconnect_at = ZQ_TIME_NEVER;
-        a->backoff_ms = 1000;
-    }
-    return err;
-}
-
-/* ZeroQ's backoff (zeroq-wire.md §4): 1 s doubling to 30 s; peers stay up meanwhile. */
-static void reconnect(echo_app_t *a, uint64_t now)
-{
-    const char *why = NULL;
-    if (open_signal(a, &why) == ZQ_OK) {
-        (void)fprintf(stderr, "zq echo: signalling reconnected\n");
-        return;
-    }
-    a->backoff_ms = a->backoff_ms * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : a->backoff_ms * 2;
-    a->reconnect_at = now + a->backoff_ms;
-    (void)fprintf(stderr, "zq echo: %s; next try in %" PRIu32 " s\n", why, a->backoff_ms / 1000);
-}
-
-/* Frames the node wants to send, in order; one that does not fit waits for the next turn. */
-static void flush_signal(echo_app_t *a, uint64_t now)
-{
-    while (zq_ws_client_is_open(&a->ws)) {
-        if (a->frame_len == 0) {
-            a->frame_len = node_poll_signal(&a->node, now, a->frame, sizeof a->frame);
-        }
-        if (a->frame_len == 0 ||
-            zq_ws_client_send_text(&a->ws, a->frame, a->frame_len) == ZQ_ERR_WOULD_BLOCK) {
-            return;
-        }
-        a->frame_len = 0;
-    }
-}
 
 /* ---- Events -------------------------------------------------------------------------------- */
 
@@ -168,16 +104,14 @@ static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
 static void drv_timeout(void *obj, uint64_t now)
 {
     echo_app_t *a = obj;
-    if (a->reconnect_at <= now) {
-        reconnect(a, now);
-    }
+    zq_sig_link_timeout(&a->sig, now);
     node_handle_timeout(&a->node, now);
 }
 
 static uint64_t drv_next_timeout(void *obj)
 {
     echo_app_t *a = obj;
-    return zq_time_min(a->reconnect_at, node_next_timeout(&a->node));
+    return zq_time_min(zq_sig_link_next_timeout(&a->sig), node_next_timeout(&a->node));
 }
 
 static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const uint8_t **data,
@@ -231,7 +165,7 @@ static void drv_after_io(void *obj, uint64_t now)
         print_report(a, &r);
     }
     report_refused_channels(a);
-    flush_signal(a, now);
+    zq_sig_link_flush(&a->sig, now);
 }
 
 static const zq_driver_t echo_driver = {
@@ -420,12 +354,10 @@ static int start_node(echo_app_t *a)
 static int connect_signal(echo_app_t *a)
 {
     const char *why = NULL;
-    zq_err_t err = zq_ws_url_parse(a->opt.signal, &a->url, &why);
-    if (err != ZQ_OK) {
+    if (zq_sig_link_init(&a->sig, ECHO_CMD, &a->loop, &a->node, a->opt.signal, &why) != ZQ_OK) {
         return zq_cli_usage_error(ECHO_CMD, "--signal '%s': %s", a->opt.signal, why);
     }
-    a->backoff_ms = 1000;
-    if (open_signal(a, &why) != ZQ_OK) {
+    if (zq_sig_link_open(&a->sig, &why) != ZQ_OK) {
         return zq_cli_fail(ECHO_CMD, "cannot reach %s: %s", a->opt.signal, why);
     }
     (void)fprintf(stderr, "zq echo: connected to %s, joining '%s'\n", a->opt.signal, a->opt.room);
@@ -437,7 +369,7 @@ static void shut_down(echo_app_t *a)
 {
     node_close(&a->node, zq_loop_now(&a->loop));
     (void)zq_loop_run(&a->loop, zq_loop_now(&a->loop) + 100);
-    zq_ws_client_close(&a->ws);
+    zq_sig_link_close(&a->sig);
     const echo_stats_t *st = &a->echo.stats;
     (void)fprintf(stderr,
                   "zq echo: echoed %" PRIu64 " messages (%" PRIu64 " bytes); %" PRIu64
@@ -449,7 +381,7 @@ int zq_cmd_echo(int argc, char **argv)
 {
     echo_app_t *a = &app;
     memset(a, 0, sizeof *a);
-    a->reconnect_at = ZQ_TIME_NEVER;
+    a->sig.reconnect_at = ZQ_TIME_NEVER; /* until connect_signal() */
     int rc = parse_options(argc, argv, &a->opt);
     if (rc >= 0) {
         return rc;
