@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "broker/pattern.h"
+#include "pattern_ref.h"
 #include "test_rand.h"
 
 static bool match(const char *pattern, const char *topic)
@@ -225,97 +226,14 @@ static void exact_means_no_wildcard_at_all(void **state)
 
 /* ---- Brute force against a reference -------------------------------------------------------- */
 
-/* The reference compiles a pattern into tokens and matches them by backtracking over bytes:
- * a different algorithm from the level walk, written from the same rules. */
-enum { T_BYTE, T_ONE_LEVEL, T_REST_LEVELS, T_ANYTHING, T_END };
-
-typedef struct {
-    int kind;
-    char byte;
-} token_t;
-
+/* The reference (tests/support/pattern_ref.h): a different algorithm from the same rules. */
 #define REF_MAX 64
-
-static size_t compile(const char *p, size_t plen, token_t *out)
-{
-    size_t n = 0, from = 0;
-    bool prefix = plen > 0 && p[plen - 1] == '*';
-    for (;;) {
-        size_t end = from;
-        while (end < plen && p[end] != '.') {
-            end++;
-        }
-        bool last = end == plen;
-        bool hash = last && end - from == 1 && p[from] == '#';
-        if (from > 0 && !hash) {
-            out[n++] = (token_t){T_BYTE, '.'};
-        }
-        if (last && prefix) {
-            for (size_t i = from; i + 1 < end; i++) {
-                out[n++] = (token_t){T_BYTE, p[i]};
-            }
-            out[n++] = (token_t){T_ANYTHING, 0};
-        } else if (hash) {
-            out[n++] = (token_t){from > 0 ? T_REST_LEVELS : T_ANYTHING, 0}; /* ".x.y" or "" */
-        } else if (end - from == 1 && p[from] == '+') {
-            out[n++] = (token_t){T_ONE_LEVEL, 0};
-        } else {
-            for (size_t i = from; i < end; i++) {
-                out[n++] = (token_t){T_BYTE, p[i]};
-            }
-        }
-        if (last) {
-            out[n++] = (token_t){T_END, 0};
-            return n;
-        }
-        from = end + 1;
-    }
-}
-
-static bool ref_run(const token_t *tk, const char *t, size_t tlen)
-{
-    switch (tk->kind) {
-    case T_END:
-        return tlen == 0;
-    case T_ANYTHING:
-        return true;
-    case T_REST_LEVELS: /* nothing, or '.' and anything */
-        return tlen == 0 || t[0] == '.';
-    case T_BYTE:
-        return tlen > 0 && t[0] == tk->byte && ref_run(tk + 1, t + 1, tlen - 1);
-    default: /* T_ONE_LEVEL: any run of non-dots, each length tried */
-        for (size_t i = 0;; i++) {
-            if (ref_run(tk + 1, t + i, tlen - i)) {
-                return true;
-            }
-            if (i == tlen || t[i] == '.') {
-                return false;
-            }
-        }
-    }
-}
 
 static bool ref_match(const char *p, size_t plen, const char *t, size_t tlen)
 {
-    token_t tokens[2 * REF_MAX + 4];
-    size_t n = compile(p, plen, tokens);
-    assert_true(n <= sizeof tokens / sizeof tokens[0]);
-    return ref_run(tokens, t, tlen);
-}
-
-static bool ref_check(const char *p, size_t plen)
-{
-    if (plen == 0) {
-        return false;
-    }
-    for (size_t i = 0; i < plen; i++) {
-        bool level_start = i == 0 || p[i - 1] == '.';
-        bool level_end = i + 1 == plen || p[i + 1] == '.';
-        if (p[i] == '#' && level_start && level_end && i + 1 != plen) {
-            return false;
-        }
-    }
-    return true;
+    pattern_ref_token_t tokens[PATTERN_REF_TOKENS(REF_MAX)];
+    assert_true(plen <= REF_MAX);
+    return pattern_ref_match(p, plen, t, tlen, tokens);
 }
 
 static const char alphabet[] = {'.', '+', '#', '*', 'a', 'b'};
@@ -336,7 +254,7 @@ typedef struct {
 static void compare_one(const char *p, size_t plen, const char *t, size_t tlen, tally_t *tally)
 {
     bool ok = brk_pattern_check(p, plen) == ZQ_OK;
-    if (ok != ref_check(p, plen)) {
+    if (ok != pattern_ref_check(p, plen)) {
         fail_msg("check disagrees on \"%.*s\"", (int)plen, p);
     }
     if (!ok) {
