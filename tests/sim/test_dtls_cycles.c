@@ -87,20 +87,11 @@ static void thousand_reconnects_return_the_arena_to_baseline_without_heap(void *
     assert_int_equal(heap_calls, 0);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    dtls_config_t cfg;
-    dtls_config_default(&cfg);
-    dtls_fixture_setup(&cfg, &cfg);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(heap_wrappers_count_calls),
         cmocka_unit_test(thousand_reconnects_return_the_arena_to_baseline_without_heap),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, dtls_fixture_group_setup, NULL);
 }

@@ -17,22 +17,6 @@
 static dtls_pair_t pair; /* large: keep it off the stack */
 static const simnet_impairment_t clean = {0, 0, 5, 0};
 
-static int setup(void **state)
-{
-    (void)state;
-    dtls_config_t cfg;
-    dtls_config_default(&cfg);
-    dtls_fixture_setup(&cfg, &cfg);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dtls_fixture_teardown();
-    return 0;
-}
-
 /* A (client, ctx_a) against B (server, ctx_b), each pinning the other's real fingerprint. */
 static void start(uint64_t seed, simnet_impairment_t impair)
 {
@@ -458,7 +442,7 @@ int main(void)
         cmocka_unit_test(keylog_lines_match_on_both_sides),
         cmocka_unit_test(use_srtp_is_offered_and_answered),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, dtls_fixture_group_setup, dtls_fixture_group_teardown);
 }
 
 /* ---- Key log --------------------------------------------------------------------------- */

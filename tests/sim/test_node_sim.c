@@ -255,15 +255,6 @@ static bool mesh_complete(void)
     return true;
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    dtls_config_t cfg;
-    dtls_config_default(&cfg);
-    dtls_fixture_setup(&cfg, &cfg);
-    return 0;
-}
-
 static int reset(void **state)
 {
     (void)state;
@@ -612,5 +603,5 @@ int main(void)
         cmocka_unit_test_setup(echo_closes_the_channel_when_asked, reset),
         cmocka_unit_test_setup(reconnect_cycles_return_every_byte_to_the_dtls_arena, reset),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, dtls_fixture_group_setup, NULL);
 }

@@ -39,15 +39,6 @@ static simnet_t net;
 static uint64_t now;
 static zq_addr_t drop_first_from; /* the first datagram sent from here is lost */
 
-static int setup(void **state)
-{
-    (void)state;
-    dtls_config_t cfg;
-    dtls_config_default(&cfg);
-    dtls_fixture_setup(&cfg, &cfg);
-    return 0;
-}
-
 static void note_dtls(side_t *s, const peer_transmit_t *tx)
 {
     if (tx->len == 0 || tx->data[0] < 20 || tx->data[0] > 63) {
@@ -476,5 +467,5 @@ int main(void)
         cmocka_unit_test(garbage_offer_is_refused_with_a_reason),
         cmocka_unit_test(unanswered_offer_fails_after_the_connect_timeout),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, dtls_fixture_group_setup, NULL);
 }

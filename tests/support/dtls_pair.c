@@ -40,6 +40,22 @@ void dtls_fixture_teardown(void)
     dtls_identity_free(&fx.id_b);
 }
 
+int dtls_fixture_group_setup(void **state)
+{
+    (void)state;
+    dtls_config_t cfg;
+    dtls_config_default(&cfg);
+    dtls_fixture_setup(&cfg, &cfg);
+    return 0;
+}
+
+int dtls_fixture_group_teardown(void **state)
+{
+    (void)state;
+    dtls_fixture_teardown();
+    return 0;
+}
+
 void dtls_pair_init(dtls_pair_t *p, uint64_t seed, simnet_impairment_t impair)
 {
     memset(p, 0, sizeof *p);

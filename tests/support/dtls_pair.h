@@ -24,6 +24,9 @@ extern dtls_fixture_t fx;
 /** Initialises the arena (once per process) and the fixture; @p cfg_b may differ from A's. */
 void dtls_fixture_setup(const dtls_config_t *cfg_a, const dtls_config_t *cfg_b);
 void dtls_fixture_teardown(void);
+/** As a cmocka group setup and teardown: the fixture with default configurations both sides. */
+int dtls_fixture_group_setup(void **state);
+int dtls_fixture_group_teardown(void **state);
 
 /* ---- A pair of connections ---------------------------------------------------------------- */
 

@@ -12,22 +12,6 @@
 #include "mbedtls/platform.h"
 #include "mbedtls/sha256.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    dtls_config_t cfg;
-    dtls_config_default(&cfg);
-    dtls_fixture_setup(&cfg, &cfg);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    dtls_fixture_teardown();
-    return 0;
-}
-
 static void identity_is_a_self_signed_p256_certificate_with_its_fingerprint(void **state)
 {
     (void)state;
@@ -194,5 +178,5 @@ int main(void)
         cmocka_unit_test(malformed_fingerprints_are_rejected),
         cmocka_unit_test(connection_start_fails_cleanly_when_the_arena_is_exhausted),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, dtls_fixture_group_setup, dtls_fixture_group_teardown);
 }
