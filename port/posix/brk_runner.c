@@ -8,12 +8,12 @@
 #include <time.h>
 
 #include "port/posix/cli.h"
+#include "port/posix/node_host.h"
 
 /* After the last input the ABORTs of a close get this long to leave before the sockets
  * close. */
 #define CLOSE_GRACE_MS 100
 
-static uint8_t arena[ZQ_BRK_RUNNER_ARENA];
 
 /* ---- Peers --------------------------------------------------------------------------------- */
 
@@ -162,15 +162,7 @@ static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const u
                          size_t *len)
 {
     zq_brk_runner_t *r = obj;
-    peer_transmit_t tx;
-    if (!node_poll_transmit(&r->node, zq_loop_now(&r->loop), &tx)) {
-        return false;
-    }
-    *local = tx.local;
-    *remote = tx.remote;
-    *data = tx.data;
-    *len = tx.len;
-    return true;
+    return zq_node_host_transmit(&r->node, zq_loop_now(&r->loop), local, remote, data, len);
 }
 
 /* Node events into the broker, broker events to the command (none once it finished: what
@@ -220,33 +212,11 @@ static const zq_driver_t runner_driver = {
 
 /* Every IPv4 address of the host, loopback included (a browser on this host reaches us
  * there): one host candidate each. */
-static size_t host_addresses(zq_addr_t *out, size_t cap)
-{
-    zq_addr_t found[16];
-    size_t n = zq_port_host_addresses(found, 16, true);
-    size_t kept = 0;
-    for (size_t i = 0; i < n && kept < cap; i++) {
-        if (found[i].family == ZQ_AF_INET4) {
-            out[kept++] = found[i];
-        }
-    }
-    return kept;
-}
-
-/* One socket per host candidate, bound to its address: a datagram's local address then says
- * which candidate it reached, as ICE needs (RFC 8445 §7.3). */
 static int open_udp(zq_brk_runner_t *r, node_config_t *cfg)
 {
-    zq_addr_t addrs[ZQ_NODE_MAX_HOSTS];
-    size_t n = host_addresses(addrs, ZQ_NODE_MAX_HOSTS);
-    for (size_t i = 0; i < n; i++) {
-        zq_addr_t bound;
-        if (zq_port_udp_open(&r->socks[r->n_socks], &addrs[i], &bound) == ZQ_OK) {
-            r->n_socks++;
-            cfg->hosts[cfg->n_hosts++] = bound;
-        }
-    }
-    if (cfg->n_hosts == 0) {
+    zq_addr_t any = zq_cli_any_addr(ZQ_AF_INET4, 0);
+    r->n_socks = zq_node_host_open_udp(&any, r->socks, cfg);
+    if (r->n_socks == 0) {
         return zq_cli_fail(r->cmd, "cannot open a UDP socket on any IPv4 address");
     }
     return -1;
@@ -254,12 +224,7 @@ static int open_udp(zq_brk_runner_t *r, node_config_t *cfg)
 
 static int make_identity(zq_brk_runner_t *r)
 {
-    dtls_arena_init(arena, sizeof arena);
-    dtls_config_t cfg;
-    dtls_config_default(&cfg);
-    cfg.rand = r->rand;
-    if (dtls_identity_generate(&r->identity, &r->rand) != ZQ_OK ||
-        dtls_context_init(&r->dtls, &cfg, &r->identity) != ZQ_OK) {
+    if (!zq_node_host_identity(&r->rand, &r->identity, &r->dtls)) {
         return zq_cli_fail(r->cmd, "cannot make a DTLS certificate");
     }
     return -1;

@@ -41,10 +41,6 @@
  *  would die with the ABORT of a close) before it exits anyway. */
 #define ZQ_BRK_FLUSH_MAX_MS 2000
 
-/* mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
- * identity (README, "DTLS"). */
-#define ZQ_BRK_RUNNER_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024)
-
 typedef struct {
     const char *signal; /**< ws:// URL of `zq signal` */
     const char *room;   /**< the signalling room, also the data channels' label */

@@ -9,6 +9,7 @@
 #include "node/node.h"
 #include "port/posix/cli.h"
 #include "port/posix/loop.h"
+#include "port/posix/node_host.h"
 #include "port/posix/sig_link.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
@@ -16,9 +17,6 @@
 #define ECHO_CMD "echo"
 #define DEFAULT_SIGNAL "ws://127.0.0.1:8080/ws"
 #define DEFAULT_ROOM "default-topic"
-/* mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
- * identity (docs in README, "DTLS"). */
-#define ECHO_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024)
 
 typedef struct {
     const char *signal;
@@ -46,7 +44,6 @@ typedef struct {
 } echo_app_t;
 
 static echo_app_t app; /* large (node, WebSocket buffers): static */
-static uint8_t arena[ECHO_ARENA];
 
 /* ---- Events -------------------------------------------------------------------------------- */
 
@@ -118,15 +115,7 @@ static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const u
                          size_t *len)
 {
     echo_app_t *a = obj;
-    peer_transmit_t tx;
-    if (!node_poll_transmit(&a->node, zq_loop_now(&a->loop), &tx)) {
-        return false;
-    }
-    *local = tx.local;
-    *remote = tx.remote;
-    *data = tx.data;
-    *len = tx.len;
-    return true;
+    return zq_node_host_transmit(&a->node, zq_loop_now(&a->loop), local, remote, data, len);
 }
 
 /* A channel the peer opened and the stack refused (RFC 8832 §6: a stream id of the opener's
@@ -272,44 +261,14 @@ static int parse_options(int argc, char **argv, echo_options_t *o)
 
 /* ---- Setup --------------------------------------------------------------------------------- */
 
-/* The addresses to gather host candidates on: @p want itself, or for an unspecified address
- * every address of its family (loopback too: a browser on this host reaches us there). */
-static size_t host_addresses(const zq_addr_t *want, zq_addr_t *out, size_t cap)
-{
-    zq_addr_t any = zq_cli_any_addr(want->family, 0);
-    if (!zq_addr_equal(want, &any)) {
-        out[0] = *want;
-        return 1;
-    }
-    zq_addr_t found[16];
-    size_t n = zq_port_host_addresses(found, 16, true);
-    size_t kept = 0;
-    for (size_t i = 0; i < n && kept < cap; i++) {
-        if (found[i].family == want->family) {
-            out[kept++] = found[i];
-        }
-    }
-    return kept;
-}
-
-/* One socket per host candidate, bound to its address: a datagram's local address then says
- * which candidate it reached, as ICE needs (RFC 8445 §7.3). */
 static int open_udp(echo_app_t *a, node_config_t *cfg)
 {
     zq_addr_t want;
     if (zq_cli_parse_addr(a->opt.bind, 0, &want) != ZQ_OK) {
         return zq_cli_usage_error(ECHO_CMD, "--bind wants an IP address, not '%s'", a->opt.bind);
     }
-    zq_addr_t addrs[ZQ_NODE_MAX_HOSTS];
-    size_t n = host_addresses(&want, addrs, ZQ_NODE_MAX_HOSTS);
-    for (size_t i = 0; i < n; i++) {
-        zq_addr_t bound;
-        if (zq_port_udp_open(&a->socks[a->n_socks], &addrs[i], &bound) == ZQ_OK) {
-            a->n_socks++;
-            cfg->hosts[cfg->n_hosts++] = bound;
-        }
-    }
-    if (cfg->n_hosts == 0) {
+    a->n_socks = zq_node_host_open_udp(&want, a->socks, cfg);
+    if (a->n_socks == 0) {
         return zq_cli_fail(ECHO_CMD, "cannot open a UDP socket on %s", a->opt.bind);
     }
     return -1;
@@ -317,12 +276,7 @@ static int open_udp(echo_app_t *a, node_config_t *cfg)
 
 static int make_identity(echo_app_t *a)
 {
-    dtls_arena_init(arena, sizeof arena);
-    dtls_config_t cfg;
-    dtls_config_default(&cfg);
-    cfg.rand = a->rand;
-    if (dtls_identity_generate(&a->identity, &a->rand) != ZQ_OK ||
-        dtls_context_init(&a->dtls, &cfg, &a->identity) != ZQ_OK) {
+    if (!zq_node_host_identity(&a->rand, &a->identity, &a->dtls)) {
         return zq_cli_fail(ECHO_CMD, "cannot make a DTLS certificate");
     }
     return -1;
