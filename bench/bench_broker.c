@@ -31,12 +31,7 @@
 #include <string.h>
 
 #include "bench_pair.h"
-
-#if defined(__clang__)
-#define BENCH_NOT_INLINED __attribute__((noinline))
-#else
-#define BENCH_NOT_INLINED __attribute__((noipa)) /* keeps the symbol callgrind looks for */
-#endif
+#include "bench_stats.h"
 
 #define MAX_RUNS 9
 #define OPEN_CAP_MS 10000
@@ -408,13 +403,6 @@ static bool one_run(int run)
     return true;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x;
-    double b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 typedef double (*field_fn)(const result_t *r);
 static double f_per_s(const result_t *r) { return r->per_s; }
 static double f_calls(const result_t *r) { return r->calls_per_s; }
@@ -427,8 +415,7 @@ static double median(int cell, field_fn f)
     for (int i = 0; i < res.runs; i++) {
         v[i] = f(&res.r[i][cell]);
     }
-    qsort(v, (size_t)res.runs, sizeof v[0], cmp_double);
-    return res.runs % 2 ? v[res.runs / 2] : (v[res.runs / 2 - 1] + v[res.runs / 2]) / 2;
+    return bench_median(v, res.runs);
 }
 
 static void print_cell_row(int cell, const char *label, field_fn f, double zeroq,

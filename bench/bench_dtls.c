@@ -21,15 +21,10 @@
 #include <time.h>
 
 #include "bench/bench_dtls.h"
+#include "bench/bench_stats.h"
 #include "mbedtls/build_info.h"
 #include "mbedtls/memory_buffer_alloc.h"
 #include "stack/dtls/dtls.h"
-
-#if defined(__clang__)
-#define BENCH_NOT_INLINED __attribute__((noinline))
-#else
-#define BENCH_NOT_INLINED __attribute__((noipa)) /* keeps the symbol callgrind looks for */
-#endif
 
 #define MAX_RUNS 9
 #define KIB 1024
@@ -493,21 +488,6 @@ typedef struct {
 
 static results_t res;
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a;
-    double y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double sorted[MAX_RUNS];
-    memcpy(sorted, v, (size_t)n * sizeof *v);
-    qsort(sorted, (size_t)n, sizeof *sorted, compare_double);
-    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
-
 /* Both stacks carry the same payload per record: the smaller of their maxima for the suite. */
 static void probe_suites(results_t *r)
 {
@@ -553,7 +533,7 @@ static void print_speed_table(const results_t *r)
            ossl != NULL ? ossl->version() : "OpenSSL (not built)");
     printf("|---|---:|---:|---:|\n");
     for (int row = 0; row < ROWS; row++) {
-        double zq = median(r->value[row][0], r->runs);
+        double zq = bench_median(r->value[row][0], r->runs);
         printf("| %s | %.1f |", names[row], zq);
         if (ossl == NULL) {
             printf(" — | — |\n");
@@ -563,7 +543,7 @@ static void print_speed_table(const results_t *r)
         for (int run = 0; run < r->runs; run++) {
             ratios[run] = r->value[row][0][run] / r->value[row][1][run];
         }
-        printf(" %.1f | %.2f |\n", median(r->value[row][1], r->runs), median(ratios, r->runs));
+        printf(" %.1f | %.2f |\n", bench_median(r->value[row][1], r->runs), bench_median(ratios, r->runs));
     }
     printf("\nMedians of %d runs; the ratio is the median of the per-run ratios (zq and OpenSSL "
            "measured back to back in each run). MB = 10^6 bytes of application payload, "

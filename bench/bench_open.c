@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bench_pair.h"
+#include "bench_stats.h"
 
 #define MAX_CONNECTIONS 1000
 #define OPEN_CAP_MS 10000
@@ -56,17 +57,10 @@ static bool connect_once(sample_t *s)
     return ok;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x;
-    double b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The q-quantile by nearest rank (p90 of 50 is the 45th smallest). */
 static double quantile(double *v, int n, double q)
 {
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    bench_sort(v, n);
     int rank = (int)(q * n + 0.999999);
     rank = rank < 1 ? 1 : rank > n ? n : rank;
     return v[rank - 1];

@@ -30,13 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
 #include "sctp_link.h"
-
-#if defined(__clang__)
-#define BENCH_NOT_INLINED __attribute__((noinline))
-#else
-#define BENCH_NOT_INLINED __attribute__((noipa)) /* keeps the symbol callgrind looks for */
-#endif
 
 #define KIB 1024
 #define MTU 1200
@@ -396,21 +391,6 @@ static int count_mode(const char *stack, const char *what, unsigned long n)
 
 /* ---- The tables ------------------------------------------------------------------------------ */
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a;
-    double y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double sorted[MAX_RUNS];
-    memcpy(sorted, v, (size_t)n * sizeof *v);
-    qsort(sorted, (size_t)n, sizeof *sorted, compare_double);
-    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
-
 static void print_value(double v, bool capped)
 {
     if (v >= 10000) {
@@ -435,13 +415,13 @@ static void print_table(int cfg)
             for (int run = 0; run < res.runs; run++) {
                 capped |= res.capped[cfg][row][pair][run];
             }
-            print_value(median(res.value[cfg][row][pair], res.runs), capped);
+            print_value(bench_median(res.value[cfg][row][pair], res.runs), capped);
         }
         double ratios[MAX_RUNS];
         for (int run = 0; run < res.runs; run++) {
             ratios[run] = res.value[cfg][row][PAIR_ZZ][run] / res.value[cfg][row][PAIR_UU][run];
         }
-        printf(" %.2f |\n", median(ratios, res.runs));
+        printf(" %.2f |\n", bench_median(ratios, res.runs));
     }
     printf("\n");
     for (int row = 0; row < ROWS; row++) {
@@ -513,9 +493,9 @@ static void memory_cell(const us_memory_t *m, int runs, size_t field, bool range
         hi = v[i] > hi ? v[i] : hi;
     }
     if (range && runs > 1) {
-        printf(" %.0f (%.0f-%.0f) |\n", median(v, runs), lo, hi);
+        printf(" %.0f (%.0f-%.0f) |\n", bench_median(v, runs), lo, hi);
     } else {
-        printf(" %.0f |\n", median(v, runs));
+        printf(" %.0f |\n", bench_median(v, runs));
     }
 }
 
