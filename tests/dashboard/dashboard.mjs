@@ -355,9 +355,17 @@ async function dashboard(base) {
     assert(id, `the request form offers ${name}`);
     await page.selectOption(choice, id);
     await page.click('#form-request button.primary');
-    await page.waitForFunction((n) => document.querySelector('#result.ok .result-head')
-      ?.textContent.startsWith(`request status of ${n}:`), name, { timeout: 5000 });
+    /* its outcome, ok or not, so a failure says what the page showed */
+    await page.waitForFunction((n) => !document.querySelector('#result.busy') &&
+      document.querySelector('#result .result-head')?.textContent
+        .startsWith(`request status of ${n}:`), name, { timeout: 5000 })
+      .catch(async () => {
+        const shown = await page.locator('#result').textContent();
+        throw new Error(`no answer from ${name} in 5 s; the page shows: ${shown.trim()}`);
+      });
+    const head = await page.locator('#result .result-head').textContent();
     const answer = await page.locator('#result pre').textContent();
+    assert(await page.locator('#result.ok').count() === 1, `${name}: ${head} ${answer}`);
     assert(answer.includes(`"name": "${name}"`), `${name}'s status reply ${answer}`);
   }
   const events = await page.locator('#log li').count();
