@@ -28,18 +28,13 @@ zq_err_t sensor_start(sensor_t *s, uint64_t now)
     return brk_serve(s->brk, now, "status");
 }
 
-static long centi(double v)
-{
-    return (long)(v * 100.0 + (v < 0 ? -0.5 : 0.5));
-}
-
 /* {"temperature":21.34,"humidity":45.10,"uptime":123} */
 static size_t reading_json(const sensor_t *s, uint64_t now, char *out, size_t cap)
 {
     char t[24];
     char h[24];
-    if (app_format_centi(t, sizeof t, centi(s->last.temperature)) == 0 ||
-        app_format_centi(h, sizeof h, centi(s->last.humidity)) == 0) {
+    if (app_format_centi(t, sizeof t, s->last.temperature_centi) == 0 ||
+        app_format_centi(h, sizeof h, s->last.humidity_centi) == 0) {
         return 0;
     }
     int n = snprintf(out, cap, "{\"temperature\":%s,\"humidity\":%s,\"uptime\":%lu}", t, h,
@@ -82,7 +77,7 @@ bool sensor_handle_event(sensor_t *s, uint64_t now, const brk_event_t *ev)
     }
     char t[24];
     char json[160];
-    (void)app_format_centi(t, sizeof t, centi(s->last.temperature));
+    (void)app_format_centi(t, sizeof t, s->last.temperature_centi);
     int n = snprintf(json, sizeof json,
                      "{\"name\":\"%s\",\"kind\":\"sensor\",\"uptime\":%lu,\"published\":%lu,"
                      "\"temperature\":%s}",
@@ -94,17 +89,21 @@ bool sensor_handle_event(sensor_t *s, uint64_t now, const brk_event_t *ev)
     return true;
 }
 
-/* A triangle wave of the given period between -1 and 1: a smooth-looking drift without libm. */
-static double triangle(uint64_t now, uint64_t period)
+/* A triangle wave of the given period, in thousandths between -1000 and 1000: a smooth-looking
+ * drift without libm or floating point. */
+static int32_t triangle_milli(uint64_t now, uint32_t period)
 {
-    double x = (double)(now % period) / (double)period; /* 0..1 */
-    return x < 0.5 ? 4.0 * x - 1.0 : 3.0 - 4.0 * x;
+    int32_t x = (int32_t)(((now % period) * 4000u) / period); /* 0..3999 */
+    return x < 2000 ? x - 1000 : 3000 - x;
 }
 
 bool sensor_simulated_read(void *ctx, uint64_t now, sensor_reading_t *out)
 {
     (void)ctx;
-    out->temperature = 21.0 + 2.5 * triangle(now, 120000) + 0.3 * triangle(now, 7000);
-    out->humidity = 45.0 + 8.0 * triangle(now + 30000, 180000) + 0.5 * triangle(now, 11000);
+    /* 21.00 °C ± 2.50 over two minutes, ± 0.30 over 7 s; 45.00 % ± 8.00 and ± 0.50. */
+    out->temperature_centi =
+        2100 + (250 * triangle_milli(now, 120000) + 30 * triangle_milli(now, 7000)) / 1000;
+    out->humidity_centi =
+        4500 + (800 * triangle_milli(now + 30000, 180000) + 50 * triangle_milli(now, 11000)) / 1000;
     return true;
 }

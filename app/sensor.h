@@ -16,9 +16,11 @@
 
 #include "broker/brk.h"
 
+/* Hundredths, as the JSON carries them: a device needs no floating point (the ESP32-C3 has no
+ * FPU, the ESP32's is single precision) and links no soft-float library for its readings. */
 typedef struct {
-    double temperature; /**< °C */
-    double humidity;    /**< % relative */
+    int32_t temperature_centi; /**< 0.01 °C */
+    int32_t humidity_centi;    /**< 0.01 % relative */
 } sensor_reading_t;
 
 /** Reads the sensor; false if it could not (the tick publishes nothing, and says so). */
@@ -54,7 +56,7 @@ uint64_t sensor_next_timeout(const sensor_t *s);
 bool sensor_handle_event(sensor_t *s, uint64_t now, const brk_event_t *ev);
 
 /** A plausible reading that drifts slowly, for a device without the hardware: deterministic
- *  in @p now (a sine of the day plus a small wobble). */
+ *  in @p now (two triangle waves each: a slow drift and a small wobble), integers only. */
 bool sensor_simulated_read(void *ctx, uint64_t now, sensor_reading_t *out);
 
 #endif /* ZQ_APP_SENSOR_H */

@@ -104,6 +104,25 @@ static void the_sensor_publishes_a_reading_every_second(void **state)
     printf("    %zu readings in 10.5 s, last %s\n", n, e->payload);
 }
 
+/* Over a day, both readings stay within their waves' amplitude and really drift across it. */
+static void the_simulated_reading_drifts_within_its_range(void **state)
+{
+    (void)state;
+    int32_t t_min = INT32_MAX, t_max = INT32_MIN, h_min = INT32_MAX, h_max = INT32_MIN;
+    for (uint64_t now = 0; now < 24u * 3600u * 1000u; now += 997) {
+        sensor_reading_t r;
+        assert_true(sensor_simulated_read(NULL, now, &r));
+        t_min = r.temperature_centi < t_min ? r.temperature_centi : t_min;
+        t_max = r.temperature_centi > t_max ? r.temperature_centi : t_max;
+        h_min = r.humidity_centi < h_min ? r.humidity_centi : h_min;
+        h_max = r.humidity_centi > h_max ? r.humidity_centi : h_max;
+    }
+    assert_true(t_min >= 2100 - 280 && t_max <= 2100 + 280 && t_max - t_min > 500);
+    assert_true(h_min >= 4500 - 850 && h_max <= 4500 + 850 && h_max - h_min > 1600);
+    printf("    temperature %d..%d, humidity %d..%d (hundredths)\n", (int)t_min, (int)t_max,
+           (int)h_min, (int)h_max);
+}
+
 static void a_led_command_reaches_the_actuator_which_reports_its_state(void **state)
 {
     (void)state;
@@ -189,6 +208,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(the_sensor_publishes_a_reading_every_second, setup),
+        cmocka_unit_test(the_simulated_reading_drifts_within_its_range),
         cmocka_unit_test_setup(a_led_command_reaches_the_actuator_which_reports_its_state, setup),
         cmocka_unit_test_setup(a_queued_job_is_done_and_a_failing_one_is_dead_lettered, setup),
         cmocka_unit_test_setup(status_requests_are_answered_by_each_device, setup),

@@ -53,7 +53,8 @@ static bool read_sensor(void *ctx, uint64_t now, sensor_reading_t *out)
 #ifdef CONFIG_EXAMPLE_USE_CHIP_TEMPERATURE
     float celsius;
     if (a->tsens != NULL && temperature_sensor_get_celsius(a->tsens, &celsius) == ESP_OK) {
-        out->temperature = celsius;
+        /* Hundredths, rounded half away from zero, in single precision (the chip's FPU). */
+        out->temperature_centi = (int32_t)(celsius * 100.0f + (celsius < 0.0f ? -0.5f : 0.5f));
     }
 #endif
     return ok;
