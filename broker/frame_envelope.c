@@ -81,12 +81,11 @@ static void read_payload(const json_value_t *m, brk_envelope_t *e)
  * attempts", which is all a count is used for (§6, the dead-letter threshold). */
 static uint32_t read_retry_count(const json_value_t *m)
 {
-    double d;
-    if (m[M_RETRY_COUNT].p == NULL || json_get_double(m[M_RETRY_COUNT], &d) != ZQ_OK ||
-        !(d > 0.0)) {
+    uint32_t count;
+    if (m[M_RETRY_COUNT].p == NULL || json_get_count(m[M_RETRY_COUNT], &count) != ZQ_OK) {
         return 0;
     }
-    return d >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    return count;
 }
 
 /* Nobody checks a timestamp (zeroq-wire.md §3): what is not a whole int64 reads as 0. */

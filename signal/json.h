@@ -141,6 +141,14 @@ bool json_string_equals_n(json_value_t v, const char *s, size_t n);
 zq_err_t json_get_int64(json_value_t v, int64_t *out);
 
 /**
+ * The number @p v as a count: floored (a fraction counts its whole part) and held at
+ * UINT32_MAX, in integers only, so a device reading counts links no floating point.
+ * @return ZQ_ERR_INVALID_ARG if @p v is not a number or is below 0 (-0 is 0), ZQ_ERR_TOO_LONG
+ *         if it is beyond a double's range (Infinity to JavaScript: see json_read.c).
+ */
+zq_err_t json_get_count(json_value_t v, uint32_t *out);
+
+/**
  * The value of the number @p v as a double. Exact (correctly rounded) when the number has at
  * most 15 significant digits and a decimal exponent within ±22 (every value a signalling frame
  * carries); otherwise within a few units in the last place.

@@ -701,6 +701,57 @@ zq_err_t json_get_int64(json_value_t v, int64_t *out)
     return ZQ_OK;
 }
 
+/* The halfway point between DBL_MAX and 2^1024, 2^1024 - 2^970 = 1.7976931348623158079372...e308:
+ * a decimal literal from there up is Infinity to JavaScript (ECMA-262 §6.1.6.1: round to
+ * nearest, ties to even, and DBL_MAX's significand is odd), below it DBL_MAX. Its first 40 of
+ * 309 digits: a literal that agrees with them (within 1e-39 of the point) counts as Infinity. */
+static const char infinity_from[] = "1797693134862315807937289714053034150799";
+
+/* digits[first..] read as 309 integer digits: at or above infinity_from? */
+static bool at_least_infinity(const number_t *n, size_t first, size_t last)
+{
+    for (size_t k = 0; infinity_from[k] != '\0'; k++) {
+        unsigned d = first + k <= last ? digit_at(n, first + k) : 0;
+        unsigned ref = (unsigned)(infinity_from[k] - '0');
+        if (d != ref) {
+            return d > ref;
+        }
+    }
+    return true;
+}
+
+zq_err_t json_get_count(json_value_t v, uint32_t *out)
+{
+    number_t n;
+    size_t first, last;
+    if (!split_number(v, &n)) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    if (!significant_range(&n, &first, &last)) {
+        *out = 0; /* 0 and -0 */
+        return ZQ_OK;
+    }
+    if (n.neg) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    /* 10^(int_digits - 1) <= value < 10^int_digits */
+    int64_t total = (int64_t)(n.int_len + n.frac_len);
+    int64_t int_digits = n.exp - (int64_t)n.frac_len + (total - (int64_t)first);
+    if (int_digits > 309 || (int_digits == 309 && at_least_infinity(&n, first, last))) {
+        return ZQ_ERR_TOO_LONG;
+    }
+    if (int_digits > 10) {
+        *out = UINT32_MAX;
+        return ZQ_OK;
+    }
+    uint64_t whole = 0; /* at most 10 digits: no overflow */
+    for (int64_t k = 0; k < int_digits; k++) {
+        whole = whole * 10 + (first + (size_t)k <= last ? digit_at(&n, first + (size_t)k) : 0);
+    }
+    *out = whole > UINT32_MAX ? UINT32_MAX : (uint32_t)whole;
+    return ZQ_OK;
+}
+
 /* 10^0 .. 10^22 are exact doubles (5^22 < 2^53). */
 static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,

@@ -50,15 +50,31 @@ static size_t check_string(json_value_t v)
     return len;
 }
 
+/* A count agrees with the double within its flooring (the double may round up to the next
+ * whole number), and is refused for a negative number only. */
+static void check_count(json_value_t v, zq_err_t double_err, double d)
+{
+    uint32_t c;
+    zq_err_t err = json_get_count(v, &c);
+    require(err == ZQ_OK || err == ZQ_ERR_INVALID_ARG || err == ZQ_ERR_TOO_LONG);
+    if (err == ZQ_OK && double_err == ZQ_OK && d < 4e9) {
+        require(d >= 0.0 && (double)c <= d && d < (double)c + 2.0);
+    }
+    if (err == ZQ_ERR_INVALID_ARG) {
+        require(double_err != ZQ_OK || d <= 0.0); /* -1e-400 is -0 as a double */
+    }
+}
+
 /* A number reads as a double (or overflows), and json_double() writes it as a valid number. */
 static void check_number(json_value_t v)
 {
     int64_t i;
     zq_err_t err = json_get_int64(v, &i);
     require(err == ZQ_OK || err == ZQ_ERR_INVALID_ARG || err == ZQ_ERR_TOO_LONG);
-    double d;
+    double d = 0;
     err = json_get_double(v, &d);
     require(err == ZQ_OK || err == ZQ_ERR_TOO_LONG);
+    check_count(v, err, d);
     if (err != ZQ_OK) {
         return;
     }
@@ -166,12 +182,14 @@ static void poke_span(json_value_t v)
     char buf[32];
     int64_t i;
     double d;
+    uint32_t c;
     bool b;
     (void)json_type(v);
     (void)json_get_string(v, buf, sizeof buf, NULL);
     (void)json_string_equals(v, "type");
     (void)json_get_int64(v, &i);
     (void)json_get_double(v, &d);
+    (void)json_get_count(v, &c);
     (void)json_get_bool(v, &b);
     json_value_t out;
     if (json_object_get(v, "type", &out) == ZQ_OK) {

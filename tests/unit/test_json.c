@@ -603,6 +603,60 @@ static void double_refuses_overflow_and_non_numbers(void **state)
     assert_int_equal(json_get_double(parse_ok("null"), &d), ZQ_ERR_INVALID_ARG);
 }
 
+static void expect_count(const char *text, zq_err_t err, uint32_t want)
+{
+    uint32_t got = 12345;
+    assert_int_equal(json_get_count(parse_ok(text), &got), err);
+    if (err == ZQ_OK && got != want) {
+        fail_msg("%s: got %u, want %u", text, (unsigned)got, (unsigned)want);
+    }
+}
+
+static void count_is_floored_and_held_at_uint32_max(void **state)
+{
+    (void)state;
+    expect_count("0", ZQ_OK, 0);
+    expect_count("-0", ZQ_OK, 0);
+    expect_count("-0.0e5", ZQ_OK, 0);
+    expect_count("3", ZQ_OK, 3);
+    expect_count("2.7", ZQ_OK, 2);
+    expect_count("0.9", ZQ_OK, 0);
+    expect_count("1e-400", ZQ_OK, 0);
+    expect_count("3e0", ZQ_OK, 3);
+    expect_count("25e-1", ZQ_OK, 2);
+    expect_count("0.00042e4", ZQ_OK, 4);
+    expect_count("12e3", ZQ_OK, 12000);
+    expect_count("4294967295", ZQ_OK, UINT32_MAX);
+    expect_count("4294967294.999", ZQ_OK, 4294967294u);
+    expect_count("4294967296", ZQ_OK, UINT32_MAX);
+    expect_count("9999999999", ZQ_OK, UINT32_MAX);
+    expect_count("1e300", ZQ_OK, UINT32_MAX);
+}
+
+/* JavaScript reads a literal at or above DBL_MAX + half an ulp as Infinity, below as finite. */
+static void count_beyond_a_double_is_refused_as_javascript_rounds(void **state)
+{
+    (void)state;
+    expect_count("1.7976931348623157e308", ZQ_OK, UINT32_MAX);
+    expect_count("1.7976931348623158e308", ZQ_OK, UINT32_MAX);
+    expect_count("1.79769313486231580793728971e308", ZQ_OK, UINT32_MAX);
+    expect_count("1.79769313486231580793728972e308", ZQ_ERR_TOO_LONG, 0);
+    expect_count("1.8e308", ZQ_ERR_TOO_LONG, 0);
+    expect_count("9e308", ZQ_ERR_TOO_LONG, 0);
+    expect_count("1e309", ZQ_ERR_TOO_LONG, 0);
+    expect_count("1e99999999999999999999", ZQ_ERR_TOO_LONG, 0);
+}
+
+static void count_refuses_negatives_and_non_numbers(void **state)
+{
+    (void)state;
+    expect_count("-1", ZQ_ERR_INVALID_ARG, 0);
+    expect_count("-0.5", ZQ_ERR_INVALID_ARG, 0);
+    expect_count("-1e400", ZQ_ERR_INVALID_ARG, 0);
+    expect_count("null", ZQ_ERR_INVALID_ARG, 0);
+    expect_count("\"2\"", ZQ_ERR_INVALID_ARG, 0);
+}
+
 static void bool_reads_true_and_false_only(void **state)
 {
     (void)state;
@@ -1056,6 +1110,9 @@ int main(void)
         cmocka_unit_test(double_is_exact_on_the_fast_path),
         cmocka_unit_test(double_is_close_everywhere_else),
         cmocka_unit_test(double_refuses_overflow_and_non_numbers),
+        cmocka_unit_test(count_is_floored_and_held_at_uint32_max),
+        cmocka_unit_test(count_beyond_a_double_is_refused_as_javascript_rounds),
+        cmocka_unit_test(count_refuses_negatives_and_non_numbers),
         cmocka_unit_test(bool_reads_true_and_false_only),
         cmocka_unit_test(zeroq_join_frame_reads),
         cmocka_unit_test(zeroq_offer_frame_reads_nested_sdp),
