@@ -259,7 +259,8 @@ extern void __libc_free(void *p);
 static void heap_add(void *p)
 {
     if (p != NULL && heap_counting) {
-        long now = heap_live += (long)malloc_usable_size(p);
+        long size = (long)malloc_usable_size(p);
+        long now = atomic_fetch_add(&heap_live, size) + size; /* clang refuses `x += ` here */
         long peak = heap_peak;
         while (now > peak && !atomic_compare_exchange_weak(&heap_peak, &peak, now)) {
         }
