@@ -2,7 +2,9 @@
 """Splits a GNU ld map file (-Wl,-Map) by where each kept input section came from.
 
 Prints one line per part: "part text rodata data bss", in bytes, for the parts
-  zq      libzq_core.a or libzq_fp_core_*.a (the portable core, node, broker, app/)
+  zq      libzq_core.a or libzq_fp_core_*.a (the portable core, node, broker, app/); in a
+          link-time optimised image, the optimiser's output (*.ltrans.o), which holds the
+          device main too
   mbedtls libzq_mbedtls.a
   libc    the C library, libgcc, the C runtime start files
   glue    the footprint image's own main and stub port
@@ -55,7 +57,7 @@ def in_kind(section, out):
 def part_of(origin, section):
     if section.endswith("footprint_arena"):
         return "arena"
-    if re.search(r"libzq(_fp)?_core", origin):
+    if re.search(r"libzq(_fp)?_core|\.ltrans\.o", origin):
         return "zq"
     if "libzq_mbedtls.a" in origin:
         return "mbedtls"
