@@ -26,10 +26,13 @@
 
 #include "stack/sctp/packet/crc32c_table.h"
 
+/* Only the word-wise paths take words: slicing-by-8 and ARM's instruction. */
+#if ZQ_SCTP_CRC32C_SLICE8 || (!defined(ZQ_SCTP_CRC32C_PORTABLE) && defined(__ARM_FEATURE_CRC32))
 static inline uint32_t load_le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
+#endif
 
 /* One byte at a time: the head and tail of the buffer. */
 static uint32_t crc32c_bytes(uint32_t crc, const uint8_t *p, size_t len)
