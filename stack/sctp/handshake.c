@@ -103,6 +103,7 @@ static void set_peer(sctp_assoc_t *a, uint32_t my_tag, uint32_t peer_tag, uint32
     a->adv_peer_ack = my_tsn - 1;
     a->gap_top = my_tsn - 1;
     a->asked_tsn = my_tsn - 1;
+    a->unasked_tsn = my_tsn - 1;
     a->fwd_tsn_sent = my_tsn - 1;
     a->fwd_tsn_after = my_tsn;
     a->peer_cum_tsn = peer_tsn - 1;

@@ -59,6 +59,23 @@ uint32_t sctp_ring_alloc(sctp_ring_t *r, uint32_t size)
     return SCTP_NO_OFFSET;
 }
 
+bool sctp_ring_extend(sctp_ring_t *r, uint32_t off, uint32_t extra)
+{
+    rec_header_t *h = sctp_ring_at(r, off);
+    /* The free bytes that follow the head without a wrap: up to the end of the buffer, or up
+     * to the front once the head has wrapped behind it (none when the ring is full). */
+    uint32_t room = r->head > r->start ? r->cap - r->head
+                    : r->head < r->start ? r->start - r->head : 0;
+    if (r->used == 0 || off + h->size != r->head || extra > room ||
+        h->size + extra > 0xFFFFu) {
+        return false;
+    }
+    h->size = (uint16_t)(h->size + extra);
+    r->head = (r->head + extra) % r->cap;
+    r->used += extra;
+    return true;
+}
+
 uint32_t sctp_ring_largest_free(const sctp_ring_t *r)
 {
     if (r->used == 0) {

@@ -251,6 +251,7 @@ typedef struct {
                                    SCTP_PROBES_OFF after T3-rtx */
     bool rtx_probe;             /* the retransmission going out is a probe */
     uint32_t asked_tsn;         /* the last chunk sent with the I bit: answered at once */
+    uint32_t unasked_tsn;       /* the last chunk that did not ask while an ask was owed */
     bool need_fwd_tsn;
     uint32_t fwd_tsn_sent;      /* the new cumulative TSN the last FORWARD TSN carried */
     uint32_t fwd_tsn_after;     /* the next TSN when it went out (RFC 3758 §3.5 F2) */

@@ -158,6 +158,9 @@ enum {
 void sctp_ring_init(sctp_ring_t *r, uint8_t *mem, size_t cap);
 /* A record of @p size bytes (multiple of 4): its offset, or SCTP_NO_OFFSET without room. */
 uint32_t sctp_ring_alloc(sctp_ring_t *r, uint32_t size);
+/* Grows the newest record, at @p off, by @p extra bytes (multiple of 4) when they are free
+ * right after it; false, and nothing changed, when they are not. */
+bool sctp_ring_extend(sctp_ring_t *r, uint32_t off, uint32_t extra);
 /* Bytes a new record could have at most right now. */
 uint32_t sctp_ring_largest_free(const sctp_ring_t *r);
 /* Reclaims records at the front whose @p is_free says so (and WRAP records). */

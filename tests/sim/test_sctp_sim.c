@@ -699,6 +699,8 @@ typedef struct {
     unsigned fwd_tsn_chunks; /* FORWARD TSN chunks A sent */
     unsigned immediate;      /* A's packets whose last DATA chunk has the I bit */
     unsigned data_packets;   /* A's packets with DATA */
+    unsigned short_chunks;   /* A's DATA chunks shorter than a whole fragment, END or not */
+    unsigned end_chunks;     /* A's DATA chunks with END */
     bool check_ring;         /* check A's send ring accounting on every packet */
     bool set_immediate;      /* set the I bit on A's next packet that starts with DATA */
 } drop_t;
@@ -736,6 +738,9 @@ static void look_at_a(const uint8_t *pkt, size_t len)
         drops.fwd_tsn_chunks += c.type == SCTP_CHUNK_FORWARD_TSN;
         if (c.type == SCTP_CHUNK_DATA) {
             last_data_flags = c.flags;
+            drops.short_chunks +=
+                c.value_len - (SCTP_DATA_HEADER_LEN - 4) < sctp_max_fragment(&pair.end[0].assoc);
+            drops.end_chunks += (c.flags & SCTP_DATA_END) != 0;
         }
     }
     if (last_data_flags >= 0) {
@@ -912,6 +917,40 @@ static void the_last_chunk_before_the_window_closes_asks_for_an_immediate_sack(v
     assert_true(sctp_pair_run(&pair, pair.now + 1000, acked_or_closed));
 }
 
+static void parts_of_a_message_go_in_whole_fragments(void **state)
+{
+    (void)state;
+    /* §6.9: a message sent in parts of a peer's chunk size (1160 bytes, as zq echo relays
+     * what Chromium sends) still leaves in chunks that fill the MTU: the next part tops up
+     * the held last fragment. Only each message's last chunk is short. */
+    start_dropping(49, BUF, 100000, 0);
+    for (uint16_t m = 0; m < SCTP_PAIR_STREAMS; m++) {
+        uint32_t crc = stream_message(m, 16384, 1160, false, m);
+        assert_true(sctp_pair_run(&pair, pair.now + 10000, all_acked));
+        assert_int_equal(pair.end[1].rx[m].messages, 1);
+        assert_int_equal(pair.end[1].rx[m].crc, crc);
+    }
+    assert_int_equal(drops.end_chunks, SCTP_PAIR_STREAMS);
+    assert_int_equal(drops.short_chunks, SCTP_PAIR_STREAMS);
+}
+
+static void a_sender_waiting_on_its_buffer_asks_once_per_round_trip(void **state)
+{
+    (void)state;
+    /* §6.2, I bit: a 1 MiB message through a 16 KiB send buffer leaves the sender waiting
+     * after nearly every packet; it asks only while no ask is unanswered, about once per
+     * round trip of a dozen packets (asking on every wait: one packet in ten or more), and
+     * never stalls (no probe, no T3-rtx: every wait ends with a SACK). */
+    start_dropping(50, BUF, 100000, 0);
+    uint32_t crc = stream_message(2, 1024 * 1024, 1160, false, 3);
+    assert_true(sctp_pair_run(&pair, pair.now + 60000, all_acked));
+    assert_int_equal(pair.end[1].rx[2].crc, crc);
+    const sctp_stats_t *st = sctp_stats(&pair.end[0].assoc);
+    assert_true(drops.immediate * 20 < drops.data_packets);
+    assert_int_equal(st->tail_probes, 0);
+    assert_int_equal(st->t3_expirations, 0);
+}
+
 static void a_data_chunk_with_the_i_bit_is_sacked_at_once(void **state)
 {
     (void)state;
@@ -1023,6 +1062,8 @@ int main(void)
         cmocka_unit_test(a_lost_sack_after_the_last_retransmission_is_probed),
         cmocka_unit_test(miss_indications_come_only_from_sacks_acknowledging_new_data),
         cmocka_unit_test(the_last_chunk_before_the_window_closes_asks_for_an_immediate_sack),
+        cmocka_unit_test(parts_of_a_message_go_in_whole_fragments),
+        cmocka_unit_test(a_sender_waiting_on_its_buffer_asks_once_per_round_trip),
         cmocka_unit_test(a_data_chunk_with_the_i_bit_is_sacked_at_once),
         cmocka_unit_test(forward_tsn_is_repeated_only_after_a_round_trip),
         cmocka_unit_test(retransmission_count_and_flight_match_the_send_ring_under_loss),

@@ -50,7 +50,8 @@ void sctp_t3_expired(sctp_assoc_t *a)
  * of round trips on a short path).
  *
  * So while the peer owes a SACK at once, because it holds data above a hole (§6.7), or was
- * asked to with the I bit (§6.2, transmit.c), or has a FORWARD TSN to act on (a stale one is
+ * asked to with the I bit (§6.2, transmit.c; chunks that did not ask while an ask was owed
+ * count as asked), or has a FORWARD TSN to act on (a stale one is
  * answered at once, RFC 3758 §3.6), and there is thus no delayed SACK to wait for, a sender
  * that hears nothing new for a probe timeout sends what the peer misses first again, in one
  * packet that ignores cwnd, like TCP's tail loss probe
@@ -74,7 +75,7 @@ void sctp_probe_update(sctp_assoc_t *a, bool progress)
 {
     bool hole = tsn_lt(a->cum_ack_tsn, a->gap_top);
     bool skip = tsn_lt(a->cum_ack_tsn, a->adv_peer_ack) && a->peer_forward_tsn;
-    bool owed = tsn_lt(a->cum_ack_tsn, a->asked_tsn);
+    bool owed = tsn_lt(a->cum_ack_tsn, a->asked_tsn) || tsn_lt(a->cum_ack_tsn, a->unasked_tsn);
     if (!hole && !skip && !owed) {
         a->probe_at = ZQ_TIME_NEVER; /* neither: the peer may be delaying its SACK */
         a->probes = 0;

@@ -68,6 +68,27 @@ static size_t append_fragments(sctp_assoc_t *a, uint16_t stream, uint32_t ppid,
     return done;
 }
 
+/* §6.9 cuts a message into chunks that fill the path MTU. Parts appended one by one would
+ * each end in a short chunk instead (a peer's 1160-byte DATA relayed as a part: 1132 + 28
+ * bytes), twice the packets on the wire and twice the SACKs back. The open message's last
+ * record is held unsent and has no TSN yet (transmit.c), so the next part first fills it up
+ * to a whole fragment, in place when the ring is free right after it. Returns the bytes
+ * taken. */
+static size_t top_up_open_record(sctp_assoc_t *a, const uint8_t *data, size_t len)
+{
+    out_rec_t *r = (out_rec_t *)(void *)sctp_ring_at(&a->out, a->part_tail);
+    size_t room = sctp_max_fragment(a) - r->len;
+    size_t n = len < room ? len : room;
+    uint32_t grown = record_size(r->len + n);
+    if (n == 0 || (grown > r->h.size &&
+                   !sctp_ring_extend(&a->out, a->part_tail, grown - r->h.size))) {
+        return 0;
+    }
+    memcpy((uint8_t *)(r + 1) + r->len, data, n);
+    r->len = (uint16_t)(r->len + n);
+    return n;
+}
+
 /* What may be queued on @p stream now, for a new message (@p first) or the open one. */
 static zq_err_t check_send(sctp_assoc_t *a, uint64_t now, uint16_t stream, bool first,
                            sctp_stream_t **s)
@@ -134,6 +155,29 @@ zq_err_t sctp_send(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t ppid
     return ZQ_OK;
 }
 
+/* As much of a part as fits: first into the open message's held record, then as new
+ * fragments, the last of which is held in turn. Returns the bytes taken. */
+static size_t append_part(sctp_assoc_t *a, sctp_stream_t *s, const uint8_t *data, size_t len,
+                          bool first)
+{
+    size_t topped = first ? 0 : top_up_open_record(a, data, len);
+    if (topped > 0) {
+        sctp_stream_unsent_changed(a, s, (int32_t)topped);
+    }
+    if (topped == len) {
+        return topped;
+    }
+    uint32_t head = SCTP_NO_OFFSET;
+    uint32_t tail = SCTP_NO_OFFSET;
+    size_t n = append_fragments(a, s->id, a->part_ppid, data + topped, len - topped,
+                                &a->part_opts, first, false, &head, &tail);
+    if (n > 0) {
+        a->part_tail = tail; /* held back until the next part says whether it ends here */
+        queued(a, s, head, n);
+    }
+    return topped + n;
+}
+
 /* The open message ends with its held record. */
 static void end_open_message(sctp_assoc_t *a)
 {
@@ -160,20 +204,13 @@ zq_err_t sctp_send_part(sctp_assoc_t *a, uint64_t now, uint16_t stream, uint32_t
         a->part_ppid = ppid;
         a->part_opts = opts != NULL ? *opts : reliable;
     }
-    uint32_t head = SCTP_NO_OFFSET;
-    uint32_t tail = SCTP_NO_OFFSET;
-    size_t n = append_fragments(a, stream, a->part_ppid, data, len, &a->part_opts, first, false,
-                                &head, &tail);
+    size_t n = append_part(a, s, data, len, first);
     if (n == 0 && len > 0) {
         a->blocked = true;
         if (first) {
             sctp_stream_forget_if_idle(a, s);
         }
         return ZQ_ERR_WOULD_BLOCK;
-    }
-    if (n > 0) {
-        a->part_tail = tail; /* held back until the next part says whether it ends here */
-        queued(a, s, head, n);
     }
     if (n < len) {
         a->blocked = true; /* the rest waits for room: SCTP_EVENT_WRITABLE says when */
