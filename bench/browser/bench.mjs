@@ -81,6 +81,10 @@ async function launch() {
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       '--no-proxy-server', '--allow-loopback-in-peer-connection',
+      // With a media permission Chromium gathers on every interface, loopback included;
+      // without one only on the default route's, and the namespace has no route: no
+      // candidates, and the Chromium <-> Chromium pair never connects (Chromium 156).
+      '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
       `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
     ],
   });
@@ -100,6 +104,8 @@ function installPageBench() {
   // m=application line) and stops at each side's open: the offerer's channel onopen (DCEP ACK
   // received), the answerer's ondatachannel (DCEP OPEN received, the channel open).
   async function pair() {
+    const media = await navigator.mediaDevices.getUserMedia({ audio: true }); // see launch()
+    media.getTracks().forEach((t) => t.stop());
     const a = new RTCPeerConnection(ICE);
     const b = new RTCPeerConnection(ICE);
     const pending = { a: [], b: [] };
