@@ -104,8 +104,12 @@ function installPageBench() {
   // m=application line) and stops at each side's open: the offerer's channel onopen (DCEP ACK
   // received), the answerer's ondatachannel (DCEP OPEN received, the channel open).
   async function pair() {
-    const media = await navigator.mediaDevices.getUserMedia({ audio: true }); // see launch()
-    media.getTracks().forEach((t) => t.stop());
+    // See launch(). Only a secure page has mediaDevices: not msgs' about:blank, which
+    // scripts/bench runs in the host's namespace, where Chromium gathers without it.
+    if (navigator.mediaDevices) {
+      const media = await navigator.mediaDevices.getUserMedia({ audio: true });
+      media.getTracks().forEach((t) => t.stop());
+    }
     const a = new RTCPeerConnection(ICE);
     const b = new RTCPeerConnection(ICE);
     const pending = { a: [], b: [] };
