@@ -131,7 +131,8 @@ def print_lto(images, targets):
         cells.append(f"{TARGET_NAMES.get(t, t)} {after:,} against {before:,} "
                      f"({(after - before) / before * 100:+.1f} %)")
     print("With link-time optimisation (-flto; the device_lto image), zq and the device main: " +
-          ", ".join(cells) + ". ESP-IDF builds components without it by default; a firmware build can turn it on.\n")
+          ", ".join(cells) + ". ESP-IDF builds components without it by default; a firmware "
+          "build can turn it on.\n")
 
 
 def main():
