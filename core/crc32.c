@@ -54,13 +54,10 @@ static const uint32_t crc32_table[256] = {
     0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du,
 };
 
-uint32_t zq_crc32_update(uint32_t crc, const uint8_t *data, size_t len)
+/* One byte through the register. */
+static uint32_t crc32_step(uint32_t crc, uint8_t byte)
 {
-    crc = ~crc;
-    for (size_t i = 0; i < len; i++) {
-        crc = crc32_table[(crc ^ data[i]) & 0xffu] ^ (crc >> 8);
-    }
-    return ~crc;
+    return crc32_table[(crc ^ byte) & 0xffu] ^ (crc >> 8);
 }
 
 #else
@@ -72,14 +69,20 @@ static const uint32_t crc32_nibble[16] = {
     0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu,
 };
 
+/* One byte through the register, as two nibbles. */
+static uint32_t crc32_step(uint32_t crc, uint8_t byte)
+{
+    crc ^= byte;
+    crc = crc32_nibble[crc & 0xfu] ^ (crc >> 4);
+    return crc32_nibble[crc & 0xfu] ^ (crc >> 4);
+}
+#endif
+
 uint32_t zq_crc32_update(uint32_t crc, const uint8_t *data, size_t len)
 {
     crc = ~crc;
     for (size_t i = 0; i < len; i++) {
-        crc ^= data[i];
-        crc = crc32_nibble[crc & 0xfu] ^ (crc >> 4);
-        crc = crc32_nibble[crc & 0xfu] ^ (crc >> 4);
+        crc = crc32_step(crc, data[i]);
     }
     return ~crc;
 }
-#endif
