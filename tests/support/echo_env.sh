@@ -99,3 +99,17 @@ start_echo() { # room, also the name of its logs
     echo_pid=$!
     pids="$pids $echo_pid"
 }
+
+# name peer_pid tag program: waits for the peer program of run `name` (its output in
+# $out/name.tag.out), stops that run's zq echo, and reports.
+finish_run() {
+    wait "$2"
+    rc=$?
+    stop "$echo_pid"
+    pids=
+    cat "$out/$1.$3.out"
+    if [ "$rc" -ne 0 ]; then
+        echo "FAIL: $1: $4 exited $rc" >&2
+        status=1
+    fi
+}

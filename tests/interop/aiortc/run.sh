@@ -49,24 +49,12 @@ aiortc() { # name mode [options]: runs aiortc_echo.py in the background
     aiortc_pid=$!
 }
 
-finish_run() { # name: waits for aiortc, stops that run's zq echo, reports
-    wait "$aiortc_pid"
-    rc=$?
-    stop "$echo_pid"
-    pids=
-    cat "$out/$1.aiortc.out"
-    if [ "$rc" -ne 0 ]; then
-        echo "FAIL: $1: aiortc_echo.py exited $rc" >&2
-        status=1
-    fi
-}
-
 zq_dials() { # name [options]: zq echo is in the room first, so it dials aiortc
     start_echo "$1"
     if wait_for "$out/$1.echo.err" "in room '$1'"; then
         name=$1; shift
         aiortc "$name" zq-dials "$@"
-        finish_run "$name"
+        finish_run "$name" "$aiortc_pid" aiortc "aiortc_echo.py"
     else
         echo "FAIL: $1: zq echo did not join its room" >&2
         stop "$echo_pid"; pids=; status=1
@@ -82,7 +70,7 @@ for run in aiortc-dials stock-parity; do
     aiortc "$run" aiortc-dials $opt
     if wait_for "$out/$run.aiortc.out" '^aiortc: joined'; then
         start_echo "$run"
-        finish_run "$run"
+        finish_run "$run" "$aiortc_pid" aiortc "aiortc_echo.py"
         # zq echo says which channel it refused, and only then
         said=$(grep -c 'refused 1 data channel open' "$out/$run.echo.err")
         if [ "$said" -ne "$([ "$run" = stock-parity ] && echo 1 || echo 0)" ]; then

@@ -38,23 +38,11 @@ pion_echo() { # name mode [options]: runs pion_peer echo in the background
     pion_pid=$!
 }
 
-finish_run() { # name: waits for pion_peer, stops that run's zq echo, reports
-    wait "$pion_pid"
-    rc=$?
-    stop "$echo_pid"
-    pids=
-    cat "$out/$1.pion.out"
-    if [ "$rc" -ne 0 ]; then
-        echo "FAIL: $1: pion_peer echo exited $rc" >&2
-        status=1
-    fi
-}
-
 # zq-dials: zq echo is in the room first, so it dials Pion.
 start_echo zq-dials
 if wait_for "$out/zq-dials.echo.err" "in room 'zq-dials'"; then
     pion_echo zq-dials zq-dials ${ZQ_PION_OPTIONS:-}
-    finish_run zq-dials
+    finish_run zq-dials "$pion_pid" pion "pion_peer echo"
 else
     echo "FAIL: zq-dials: zq echo did not join its room" >&2
     stop "$echo_pid"; pids=; status=1
@@ -64,7 +52,7 @@ fi
 pion_echo pion-dials pion-dials ${ZQ_PION_OPTIONS:-}
 if wait_for "$out/pion-dials.pion.out" '^pion: joined'; then
     start_echo pion-dials
-    finish_run pion-dials
+    finish_run pion-dials "$pion_pid" pion "pion_peer echo"
 else
     echo "FAIL: pion-dials: Pion did not join its room" >&2
     stop "$pion_pid"; status=1
