@@ -239,6 +239,8 @@ typedef struct {
     uint32_t rx_unwanted;        /* messages matching no subscription (ZeroQ broadcasts) */
     uint32_t tx_frames;
     uint32_t tx_chunks;
+    uint32_t tx_unsendable;      /* due hello, sub, ping, pong, ack or lost frames that could
+                                    not go at all (too long, channel gone): not retried */
     uint32_t lost_announced;     /* seq ranges announced to subscribers */
     uint32_t undelivered;        /* QoS 1 messages given up with a lingering receiver */
     uint32_t jobs_done, jobs_failed, jobs_dead, jobs_redelivered;

@@ -5,6 +5,7 @@
 
 #include "broker/brk_internal.h"
 #include "zq/bytes.h"
+#include "zq/log.h"
 
 static brk_peer_t *peer_at(brk_t *b, uint8_t slot)
 {
@@ -165,13 +166,20 @@ static zq_err_t send_lost(brk_t *b, uint64_t now, uint8_t slot)
     return err;
 }
 
-/* Sends one due frame kind: clears @p flag when it went; false when the channel is full. */
-static bool send_if_due(bool *flag, zq_err_t err)
+/* Sends one due frame kind: clears @p flag when it went; false when the channel is full. A
+ * frame that cannot go at all (too long for the peer, or its channel gone) is not retried
+ * forever; it is counted and said, never dropped in silence. */
+static bool send_if_due(brk_t *b, uint8_t slot, bool *flag, const char *what, zq_err_t err)
 {
     if (err == ZQ_ERR_WOULD_BLOCK) {
         return false;
     }
-    *flag = false; /* sent, or impossible (too long): never retried forever */
+    if (err != ZQ_OK) {
+        b->stats.tx_unsendable++;
+        ZQ_LOGW("brk", "peer %s: %s frame not sent: %s", node_peer_id(b->node, slot), what,
+                zq_strerror(err));
+    }
+    *flag = false;
     return true;
 }
 
@@ -184,26 +192,30 @@ static bool ack_ripe(const brk_peer_t *p, uint64_t now)
 static void send_due_to(brk_t *b, uint64_t now, uint8_t slot)
 {
     brk_peer_t *p = peer_at(b, slot);
-    if (p->hello_due && !send_if_due(&p->hello_due, send_hello(b, now, slot))) {
+    if (p->hello_due &&
+        !send_if_due(b, slot, &p->hello_due, "hello", send_hello(b, now, slot))) {
         return;
     }
-    if (p->zq && p->sub_due && !send_if_due(&p->sub_due, send_sub(b, now, slot))) {
+    if (p->zq && p->sub_due &&
+        !send_if_due(b, slot, &p->sub_due, "sub", send_sub(b, now, slot))) {
         return;
     }
-    if (p->pong_due && !send_if_due(&p->pong_due, send_heartbeat(b, now, slot, true))) {
+    if (p->pong_due &&
+        !send_if_due(b, slot, &p->pong_due, "pong", send_heartbeat(b, now, slot, true))) {
         return;
     }
-    if (p->ping_due && !send_if_due(&p->ping_due, send_heartbeat(b, now, slot, false))) {
+    if (p->ping_due &&
+        !send_if_due(b, slot, &p->ping_due, "ping", send_heartbeat(b, now, slot, false))) {
         return;
     }
     if (p->zq && p->ready_due != 0 && !brk_consumer_send_ready(b, now, slot)) {
         return;
     }
-    if (ack_ripe(p, now) && !send_if_due(&p->ack_due, send_ack(b, now, slot))) {
+    if (ack_ripe(p, now) && !send_if_due(b, slot, &p->ack_due, "ack", send_ack(b, now, slot))) {
         return;
     }
     if (p->lost_due) {
-        (void)send_if_due(&p->lost_due, send_lost(b, now, slot));
+        (void)send_if_due(b, slot, &p->lost_due, "lost", send_lost(b, now, slot));
     }
 }
 

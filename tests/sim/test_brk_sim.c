@@ -646,6 +646,50 @@ static void a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second(void **st
     assert_true(raw_saw(1, "\"topic\":\"early\"")); /* then it gets what it missed */
 }
 
+/* A zq peer whose hello comes after the wait was taken for ZeroQ; its hello still makes it a
+ * zq peer that is sent our sub (PROTOCOL.md §2), or it would never learn what we serve. */
+static void a_hello_after_the_wait_still_gets_our_sub(void **state)
+{
+    (void)state;
+    mesh_reset(47, clean);
+    mesh_add("room", true, NULL, -1);
+    mesh_add("room", false, NULL, -1); /* raw frames: it plays a late zq peer */
+    want_members = 2;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    assert_int_equal(brk_subscribe(broker(0), mesh.now, "news"), ZQ_OK);
+    mesh_run_for(1500);
+    assert_true(broker(0)->peers[0].classified);
+    assert_false(raw_saw(1, "\"type\":\"__zq_sub__\""));
+    mesh_send_raw(1, 0,
+                  "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\",\"max\":65536,"
+                  "\"feat\":[\"sub\",\"rpc\"]}");
+    mesh_run_for(100);
+    assert_true(broker(0)->peers[0].zq);
+    assert_true(raw_saw(1, "{\"type\":\"__zq_sub__\",\"topics\":[\"news\"]"));
+    assert_int_equal(brk_stats(broker(0))->tx_unsendable, 0);
+}
+
+/* A due frame the peer cannot take (our sub, longer than the "max" its hello set) is not
+ * retried forever, and not dropped in silence either: it is counted. */
+static void a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence(void **state)
+{
+    (void)state;
+    zeroq_room(48);
+    char pattern[ZQ_BRK_NAME_MAX];
+    for (int i = 0; i < 6; i++) { /* 6 x 45 bytes of patterns: a sub over 256 bytes */
+        (void)snprintf(pattern, sizeof pattern, "a.rather.long.topic.name.for.a.small.peer.%d", i);
+        assert_int_equal(brk_subscribe(broker(0), mesh.now, pattern), ZQ_OK);
+    }
+    mesh_send_raw(1, 0,
+                  "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\",\"max\":256,"
+                  "\"feat\":[\"sub\"]}");
+    mesh_run_for(100);
+    assert_true(broker(0)->peers[0].zq);
+    assert_false(raw_saw(1, "\"type\":\"__zq_sub__\""));
+    assert_int_equal(brk_stats(broker(0))->tx_unsendable, 1);
+    assert_false(broker(0)->peers[0].sub_due);
+}
+
 static void zeroq_ping_is_answered_with_pong_and_zq_pings_every_ten_seconds(void **state)
 {
     (void)state;
@@ -853,6 +897,8 @@ int main(void)
         cmocka_unit_test(a_request_nobody_answers_fails_after_its_retries),
         cmocka_unit_test(zeroq_ping_is_answered_with_pong_and_zq_pings_every_ten_seconds),
         cmocka_unit_test(a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second),
+        cmocka_unit_test(a_hello_after_the_wait_still_gets_our_sub),
+        cmocka_unit_test(a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence),
         cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),
         cmocka_unit_test(zeroq_rpc_request_is_answered_on_its_reply_topic),
