@@ -47,6 +47,12 @@ bool zq_brk_runner_room_settled(const zq_brk_runner_t *r)
     return used > 0;
 }
 
+/* Who the --verbose lines name: several devices may share a terminal or a log. */
+static const char *label(const zq_brk_runner_t *r)
+{
+    return r->opt.label != NULL ? r->opt.label : r->cmd;
+}
+
 /* A member left out for want of a slot, always; with --verbose: who is in the room, and when
  * each peer can be sent to. */
 static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
@@ -61,9 +67,10 @@ static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
         return;
     }
     if (ev->type == NODE_EVENT_WELCOME) {
-        (void)fprintf(stderr, "zq %s: in room '%s' as %s\n", r->cmd, r->opt.room, r->node.my_id);
+        (void)fprintf(stderr, "zq %s: in room '%s' as %s\n", label(r), r->opt.room,
+                      r->node.my_id);
     } else if (ev->type == NODE_EVENT_PEER_GONE) {
-        (void)fprintf(stderr, "zq %s: peer %s gone%s%s\n", r->cmd,
+        (void)fprintf(stderr, "zq %s: peer %s gone%s%s\n", label(r),
                       node_peer_id(&r->node, ev->peer), ev->failure == PEER_FAIL_NONE ? "" : ": ",
                       ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure));
     }
@@ -75,7 +82,7 @@ static void note_ready_peers(zq_brk_runner_t *r)
         bool ready = zq_brk_runner_peer_ready(r, i);
         bool seen = (r->ready_seen >> i) & 1u;
         if (ready && !seen && r->opt.verbose) {
-            (void)fprintf(stderr, "zq %s: peer %s ready (%s)\n", r->cmd,
+            (void)fprintf(stderr, "zq %s: peer %s ready (%s)\n", label(r),
                           node_peer_id(&r->node, i), r->brk.peers[i].zq ? "zq" : "ZeroQ");
         }
         r->ready_seen = ready ? r->ready_seen | 1u << i : r->ready_seen & ~(1u << i);

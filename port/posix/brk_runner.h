@@ -45,6 +45,7 @@ typedef struct {
     const char *signal; /**< ws:// URL of `zq signal` */
     const char *room;   /**< the signalling room, also the data channels' label */
     bool verbose;       /**< progress on stderr (peers, reconnects) */
+    const char *label;  /**< who those lines name ("device sensor-1"); NULL: the command */
 } zq_brk_net_options_t;
 
 typedef struct zq_brk_runner zq_brk_runner_t;

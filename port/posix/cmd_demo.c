@@ -29,6 +29,7 @@ typedef struct {
     bool web_given;
     const char *room;
     uint32_t duration_s; /* 0: until a signal */
+    bool verbose;        /* the devices say who they meet */
 } demo_options_t;
 
 typedef struct {
@@ -49,7 +50,7 @@ static void on_stop_signal(int sig)
 void zq_cmd_demo_help(FILE *out)
 {
     (void)fputs(
-        "usage: zq demo [--listen ADDR] [--web DIR] [--room NAME] [--duration S]\n"
+        "usage: zq demo [--listen ADDR] [--web DIR] [--room NAME] [--duration S] [--verbose]\n"
         "\n"
         "Starts the signalling server with the dashboard (zq signal) and two simulated devices\n"
         "running the device code (zq device): sensor-1 publishing temperature, humidity and\n"
@@ -61,6 +62,8 @@ void zq_cmd_demo_help(FILE *out)
         "  --web DIR       the dashboard's files (default: the web/ folder of this source tree)\n"
         "  --room NAME     the room (default default-topic, ZeroQ's default)\n"
         "  --duration S    stop after S seconds (default: at Ctrl-C or SIGTERM)\n"
+        "  --verbose       the devices say on stderr who they meet: each peer, when it is ready\n"
+        "                  (zq, or ZeroQ when it said no hello) and when it is gone\n"
         "  --help          show this help\n"
         "\n"
         "exit status: 0 stopped as asked (every child ended); 1 a child failed or could not\n"
@@ -79,6 +82,10 @@ static int parse_options(int argc, char **argv, demo_options_t *o)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             zq_cmd_demo_help(stdout);
             return ZQ_CLI_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+            o->verbose = true;
+            continue;
         }
         if (zq_cli_take_value(argc, argv, &i, "--listen", &v)) {
             o->listen = v;
@@ -160,8 +167,8 @@ static pid_t start_signal(const demo_options_t *o)
 static pid_t start_device(const demo_options_t *o, const char *kind, const char *name,
                           const char *url)
 {
-    char *argv[] = {"zq",          "device", (char *)kind,   "--name", (char *)name,
-                    "--signal",    (char *)url, "--room", (char *)o->room, NULL};
+    char *argv[] = {"zq", "device", (char *)kind, "--name", (char *)name, "--signal", (char *)url,
+                    "--room", (char *)o->room, o->verbose ? "--verbose" : NULL, NULL};
     return spawn(argv, -1);
 }
 

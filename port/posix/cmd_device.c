@@ -165,6 +165,9 @@ int zq_cmd_device(int argc, char **argv)
     if (rc >= 0) {
         return rc;
     }
+    static char label[48]; /* "device " and a name (1-31 characters, checked below) */
+    (void)snprintf(label, sizeof label, "%s %s", DEVICE_CMD, d->opt.name);
+    d->opt.net.label = label;
     static const zq_brk_runner_callbacks_t cb = {on_event, on_idle, next_timeout, false};
     rc = zq_brk_runner_start(&runner, DEVICE_CMD, &d->opt.net, &cb, d);
     if (rc >= 0) {

@@ -105,7 +105,7 @@ function freePort() {
 
 async function startDemo(name, extra) {
   const port = await freePort();
-  const demo = run(name, ['demo', '--listen', `127.0.0.1:${port}`, ...extra]);
+  const demo = run(name, ['demo', '--listen', `127.0.0.1:${port}`, '--verbose', ...extra]);
   await waitLine(demo, /^zq demo: dashboard at http:\/\/127\.0\.0\.1:\d+\//, 10000, 'zq demo');
   return { demo, port, base: `http://127.0.0.1:${port}` };
 }
@@ -153,6 +153,33 @@ async function openPage(name, base, path, options = {}, before = () => {}) {
   });
   await page.goto(`${base}${path}`);
   return page;
+}
+
+/** What @p page's zq.js knows of each open peer (a test page's window.zq, the dashboard's
+ *  window.dashboard.zq): whether it said hello, and the sub it sent, if any. A device whose sub
+ *  never came is neither asked for its services nor sent its topics. */
+function peerStates(page) {
+  return page.evaluate(() => {
+    const zq = window.zq ?? window.dashboard?.zq;
+    if (!zq) return 'no zq.js on the page';
+    const b = zq.broker;
+    const peers = b.openPeers().map((p) => `${p.id.slice(0, 8)} ${p.zq ? 'zq' : 'ZeroQ'}` +
+      `${p.classified ? '' : ' (unclassified)'}, sub ` +
+      `${p.subReceived ? JSON.stringify({ topics: p.topics, services: p.services }) : 'none'}`);
+    return `${peers.join('; ') || 'none open'}; rxMalformed ${b.stats.rxMalformed}, ` +
+      `rxUnknown ${b.stats.rxUnknown}`;
+  }).catch((e) => `unreadable (${e.message})`);
+}
+
+/** @p fn, whose failure also says what @p page knows of its peers (peerStates). */
+function explained(page, fn) {
+  return async () => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw new Error(`${e.message}; the page's peers: ${await peerStates(page)}`);
+    }
+  };
 }
 
 /** A zq.js test page in the demo's room, joined. */
@@ -215,7 +242,7 @@ async function status(a) {
  *  would be refused a connection by one of them (silently: the dialer times out after 20 s). */
 async function moreDevices(pages, port) {
   const url = `ws://127.0.0.1:${port}/ws`;
-  const procs = [run('actuator-2', ['device', 'actuator', '--name', 'actuator-2',
+  const procs = [run('actuator-2', ['device', 'actuator', '--name', 'actuator-2', '--verbose',
     '--signal', url, '--room', ROOM])];
   const ids = {};
   for (const x of pages) {
@@ -289,6 +316,10 @@ async function dashboard(base) {
   const page = await openPage('dashboard', base, '/', {}, (p) => p.on('request', (r) => {
     if (!r.url().startsWith(`${base}/`) && !r.url().startsWith('data:')) foreign.push(r.url());
   }));
+  return explained(page, () => dashboardSeen(page, base, foreign, t0))();
+}
+
+async function dashboardSeen(page, base, foreign, t0) {
   const open = (name) => `#peers tr[data-name="${name}"][data-state="open"]`;
   await page.waitForSelector(open('sensor-1'), { timeout: 15000 });
   await page.waitForSelector(open('actuator-1'), { timeout: 15000 });
@@ -408,7 +439,7 @@ async function demoDuration() {
 // ---- Main ---------------------------------------------------------------------------------------
 
 function printLogs() {
-  printTails(logs, logNames, 30);
+  printTails(logs, logNames, 60);
 }
 
 async function shutdown() {
@@ -424,11 +455,12 @@ async function pages(base, port) {
     return `as ${a.id}`;
   });
   if (!a) return;
-  await check('a: sensor telemetry reaches the page', () => telemetry(a));
+  await check('a: sensor telemetry reaches the page', explained(a.page, () => telemetry(a)));
   await check('a: a cmd.led command reaches the actuator, which reports its LED on',
-    () => ledCommand(a));
-  await check('a: a queued job is acked (enqueue until done)', () => oneJob(a));
-  await check('a: an RPC to status returns', () => status(a));
+    explained(a.page, () => ledCommand(a)));
+  await check('a: a queued job is acked (enqueue until done)',
+    explained(a.page, () => oneJob(a)));
+  await check('a: an RPC to status returns', explained(a.page, () => status(a)));
   let b = null;
   let more = null;
   await check('b: a second page and actuator-2 join the room', async () => {
@@ -444,14 +476,14 @@ async function pages(base, port) {
 async function twentyJobs(a, b, more) {
   let jobs = null;
   await check(`b: ${JOBS} jobs from the two pages, two actuators: none processed twice`,
-    async () => {
+    explained(a.page, async () => {
       const t0 = Date.now();
       jobs = await enqueueFromBoth([a, b]);
       const ms = Date.now() - t0;
       const { by1, by2, acked } = processedOnce(jobs, more.ids);
       assert(by1 > 0 && by2 > 0, `actuator-1 did ${by1}, actuator-2 ${by2}`);
       return `${acked} acked once each in ${ms} ms: actuator-1 did ${by1}, actuator-2 ${by2}`;
-    });
+    }));
   if (jobs) {
     await check(`b: every one of the ${JOBS} jobs done, none dead-lettered`,
       () => noneDead(jobs));
