@@ -1,7 +1,8 @@
-// The pure helpers of web/zq/mesh.js: identity and max-message-size from an SDP, ZeroQ's backoff.
+// web/zq/mesh.js: identity and max-message-size from an SDP, ZeroQ's backoff, and a connection's
+// data channel as the Mesh takes it (fake channels whose events the test fires).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sdpIdentity, sdpMaxMessageSize, backoff } from '../../web/zq/mesh.js';
+import { Mesh, sdpIdentity, sdpMaxMessageSize, backoff } from '../../web/zq/mesh.js';
 
 const SDP = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n' +
   'a=fingerprint:sha-256 9A:1F:03:C4:B2:E8:D7:A6:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:' +
@@ -26,4 +27,69 @@ test("ZeroQ's backoff: 1 s doubling to 30 s, within ±20 %", () => {
   assert.equal(at(0, 0), 800);
   assert.ok(at(0, 0.999999) <= 1200);
   assert.equal(at(5, 0), 24000);
+});
+
+// A data channel as the Mesh sees one: it sets the handlers, the test fires them.
+function fakeChannel(readyState) {
+  return { label: 'room', readyState, binaryType: 'blob', bufferedAmount: 0, send() {} };
+}
+
+class FakePeerConnection {
+  close() {}
+}
+
+/** A Mesh with one connection entry to member 'b' and what its handlers saw, in order. */
+function meshWithEntry() {
+  const seen = [];
+  const mesh = new Mesh({
+    signal: 'ws://127.0.0.1:1/ws', room: 'room', iceServers: [], certificate: null,
+    lowWater: 0, RTCPeerConnection: FakePeerConnection,
+    handlers: {
+      linkUp: (link) => { seen.push(`up ${link.id}`); return link.id; },
+      linkData: (h, data) => seen.push(`data ${h} ${data}`),
+      linkDrain() {},
+      linkDown: (h) => seen.push(`down ${h}`),
+      event() {},
+    },
+  });
+  const e = mesh.newEntry('b', 'offerer');
+  e.remoteSdp = '';
+  return { mesh, e, seen };
+}
+
+test('a message that comes before the open event waits for the link, then is delivered in order', () => {
+  const { mesh, e, seen } = meshWithEntry();
+  const dc = fakeChannel('connecting');
+  mesh.adopt(e, dc);
+  dc.onmessage({ data: 'hello' });
+  dc.onmessage({ data: 'sub' });
+  assert.deepEqual(seen, [], 'no link before the channel is open');
+  dc.readyState = 'open';
+  dc.onopen();
+  dc.onmessage({ data: 'ping' });
+  assert.deepEqual(seen, ['up b', 'data b hello', 'data b sub', 'data b ping']);
+  mesh.close();
+});
+
+test('a message on an open channel whose open event is still to come brings the link up first', () => {
+  const { mesh, e, seen } = meshWithEntry();
+  const dc = fakeChannel('connecting');
+  mesh.adopt(e, dc);
+  dc.readyState = 'open';
+  dc.onmessage({ data: 'hello' });
+  dc.onopen(); /* late: the link is already up */
+  assert.deepEqual(seen, ['up b', 'data b hello']);
+  mesh.close();
+});
+
+test('messages on a channel a later one replaced are not delivered', () => {
+  const { mesh, e, seen } = meshWithEntry();
+  const first = fakeChannel('open');
+  mesh.adopt(e, first);
+  const second = fakeChannel('open');
+  mesh.adopt(e, second);
+  first.onmessage({ data: 'old' });
+  second.onmessage({ data: 'new' });
+  assert.deepEqual(seen, ['up b', 'down b', 'up b', 'data b new']);
+  mesh.close();
 });

@@ -36,6 +36,7 @@ export function sdpMaxMessageSize(sdp) {
 
 const OPEN_TIMEOUT_MS = 20000; /* a dial that has not opened its channel by then failed */
 const MAX_REDIALS = 10;        /* ZeroQ forgets a peer on its 11th failure */
+const EARLY_MAX = 64;          /* messages kept for a link not up yet (a hello, a sub: a few) */
 
 export class Mesh {
   /**
@@ -259,16 +260,23 @@ export class Mesh {
     this.h.event('peer_left', { id });
   }
 
-  /** The channel: one per connection (a second one replaces the first, as in ZeroQ). */
+  /** The channel: one per connection (a second one replaces the first, as in ZeroQ). Its
+   *  messages are taken from the start: Chromium can deliver a message before the channel's
+   *  open event (web_zq_js saw a dialing page whose first frame from the other was its sub:
+   *  the hello before it had come with no onmessage set, and was lost). One that comes
+   *  before the link is up waits for it, in order, so no frame is lost and our hello still
+   *  goes first. */
   adopt(e, dc) {
     if (e.dc && e.dc !== dc) this.linkDown(e);
     e.dc = dc;
+    e.early = [];
     dc.binaryType = 'arraybuffer';
     dc.bufferedAmountLowThreshold = this.lowWater;
     dc.onopen = () => this.opened(e, dc);
     dc.onclose = () => {
       if (e.dc === dc) this.failed(e, 'datachannel-closed');
     };
+    dc.onmessage = (ev) => this.received(e, dc, ev.data);
     if (dc.label !== this.room) this.log(`channel from ${e.id} labelled '${dc.label}'`);
     if (dc.readyState === 'open') this.opened(e, dc);
   }
@@ -304,12 +312,26 @@ export class Mesh {
       close: (why) => this.failed(e, why),
     };
     e.handle = this.h.linkUp(link);
-    dc.onmessage = (ev) => {
-      if (e.handle) this.h.linkData(e.handle, ev.data);
-    };
+    for (const data of e.early.splice(0)) {
+      if (e.handle) this.h.linkData(e.handle, data);
+    }
     dc.onbufferedamountlow = () => {
       if (e.handle) this.h.linkDrain(e.handle);
     };
+  }
+
+  /** A message on @p dc: to the link, or kept until it is up (a message shows the channel
+   *  open, RFC 8832 §6, even if its open event is still to come). */
+  received(e, dc, data) {
+    if (e.dc !== dc || e.failed) return;
+    if (!e.handle && dc.readyState === 'open') this.opened(e, dc);
+    if (e.handle) {
+      this.h.linkData(e.handle, data);
+    } else if (e.early.length < EARLY_MAX) {
+      e.early.push(data);
+    } else {
+      this.failed(e, 'flood-before-open');
+    }
   }
 
   linkDown(e) {
