@@ -404,6 +404,7 @@ bool node_read_peer(node_t *n, uint64_t now, uint8_t peer, node_message_t *m)
             m->peer = peer;
             return true;
         }
+        n->stats.rx_off_channel++; /* a second channel's, or one read before its open event */
     }
     if (np->used) {
         pump_peer(n, peer, now);

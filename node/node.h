@@ -89,6 +89,7 @@ typedef struct {
     uint32_t signal_malformed; /**< frames from the server we could not read */
     uint32_t peers_refused;    /**< no free slot for someone who joined or offered */
     uint32_t rx_unmatched;     /**< datagrams no peer claimed */
+    uint32_t rx_off_channel;   /**< messages on a channel that is not (or not yet) the room's */
 } node_stats_t;
 
 typedef struct {

@@ -389,6 +389,15 @@ static bool user_message(dc_t *dc, uint64_t now, const sctp_message_t *m, dc_mes
     if (ch->state == DC_STATE_CLOSING || !within_max_message(dc, now, ch, m)) {
         return false;
     }
+    if (ch->state == DC_STATE_CONNECTING) {
+        /* Data on a channel we opened: the peer took our DATA_CHANNEL_OPEN, whatever became of
+         * its ACK (RFC 8832 §6 sends both ordered on the stream; a browser that sends before
+         * its ACK is queued, or an old peer that sends none, puts data first, and libwebrtc
+         * reads data as the ACK too). The channel opens before this message is read: a node
+         * drops data of a channel it was not told is open (node_read_peer). */
+        ch->state = DC_STATE_OPEN;
+        push_event(dc, DC_EVENT_OPEN, ch->id);
+    }
     bool empty = m->ppid == DC_PPID_STRING_EMPTY || m->ppid == DC_PPID_BINARY_EMPTY;
     msg->id = m->stream;
     msg->aborted = false;

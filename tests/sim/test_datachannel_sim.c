@@ -27,6 +27,7 @@ typedef struct {
     uint16_t last_closed_id;
     unsigned long messages;
     unsigned long text, binary, empty, aborted;
+    unsigned long read_unopened; /* messages read on a channel not (yet) open */
     size_t last_len;
     uint8_t last_data[64];
     uint32_t crc;
@@ -45,6 +46,8 @@ static void run_app(sctp_pair_t *p, int side, void *ctx)
     }
     dc_message_t m;
     while (dc_read(&app->dc, p->now, &m)) {
+        const dc_channel_t *ch = dc_channel(&app->dc, m.id);
+        app->read_unopened += ch == NULL || ch->state != DC_STATE_OPEN;
         app->crc = zq_crc32_update(app->crc, m.data, m.len);
         app->aborted += m.aborted;
         if (m.last && !m.aborted) {
@@ -139,6 +142,28 @@ static void data_sent_before_the_ack_arrives_after_the_open(void **state)
     assert_int_equal(apps[1].opened, 1);
     assert_int_equal(apps[1].messages, 1);
     assert_memory_equal(apps[1].last_data, "sent before the ack", 19);
+}
+
+/* The answering side's first message overtakes its ACK (sent first on the stream here, as a
+ * browser whose ACK is still queued would): the message opens the channel we opened, and is
+ * read after the open event, not before and not lost; the late ACK opens nothing again. */
+static void the_peers_data_before_its_ack_opens_our_channel(void **state)
+{
+    (void)state;
+    start(7, clean, 65536, 65536);
+    uint16_t id = open_channel(0, "eager", DC_RELIABLE, 0);
+    assert_int_equal(sctp_send(&pair.end[1].assoc, pair.now, id, DC_PPID_STRING,
+                               (const uint8_t *)"hello first", 11, NULL),
+                     ZQ_OK);
+    sctp_pair_flush(&pair, 1);
+    settle(200);
+    assert_int_equal(apps[1].opened, 1);
+    assert_int_equal(apps[0].opened, 1);
+    assert_int_equal(dc_channel(&apps[0].dc, id)->state, DC_STATE_OPEN);
+    assert_int_equal(apps[0].messages, 1);
+    assert_memory_equal(apps[0].last_data, "hello first", 11);
+    assert_int_equal(apps[0].read_unopened, 0);
+    assert_int_equal(apps[0].dc.stats.rx_bad_dcep, 0);
 }
 
 static void both_sides_open_at_once_without_colliding(void **state)
@@ -442,6 +467,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(channel_opened_by_the_dtls_client_gets_an_even_id_and_an_ack),
         cmocka_unit_test(data_sent_before_the_ack_arrives_after_the_open),
+        cmocka_unit_test(the_peers_data_before_its_ack_opens_our_channel),
         cmocka_unit_test(both_sides_open_at_once_without_colliding),
         cmocka_unit_test(text_binary_and_empty_messages_keep_their_kind),
         cmocka_unit_test(sending_over_the_peers_max_message_size_is_an_error),
