@@ -54,16 +54,19 @@ export function renderPeers(tbody, peers, rtt) {
   return list;
 }
 
-/** The request form's choice of responder: any, or one open peer (kept while it is open). */
+/** The request form's choice of responder: any, or one open peer (kept while it is open). The
+ *  list is rebuilt when a peer opens or goes, and when one is named (its first message on a
+ *  sensors. or actuators. topic can come after the list showed it as "peer"). */
 export function renderPeerChoice(select, peers) {
   const open = peers.list().filter((p) => p.state === 'open');
-  const want = ['', ...open.map((p) => p.id)];
-  const have = [...select.options].map((o) => o.value);
-  if (want.join() !== have.join()) {
+  const label = (p) => `${p.name ?? 'peer'} (${p.id.slice(0, 8)})`;
+  const want = ['', ...open.map((p) => `${p.id} ${label(p)}`)];
+  const have = [...select.options].map((o) => (o.value ? `${o.value} ${o.text}` : ''));
+  if (want.join('\n') !== have.join('\n')) {
     const keep = select.value;
     select.replaceChildren(select.options[0],
-      ...open.map((p) => el('option', { value: p.id }, `${p.name ?? 'peer'} (${p.id.slice(0, 8)})`)));
-    select.value = want.includes(keep) ? keep : '';
+      ...open.map((p) => el('option', { value: p.id }, label(p))));
+    select.value = open.some((p) => p.id === keep) ? keep : '';
   }
 }
 
