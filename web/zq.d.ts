@@ -90,6 +90,10 @@ export const DEFAULTS: {
   silenceMs: number;
   /** A new peer silent this long is taken for a ZeroQ peer. 1000 ms. */
   helloWaitMs: number;
+  /** A zq peer whose sub has not come helloRetryMs (1000) after its hello is sent our hello
+   *  again (ours may have been lost), helloRetries (3) times at most. */
+  helloRetryMs: number;
+  helloRetries: number;
   /** Backpressure: frames wait above this bufferedAmount (1 MiB), go on below lowWater
    *  (256 KiB, the channels' bufferedAmountLowThreshold). */
   highWater: number;

@@ -669,6 +669,29 @@ static void a_hello_after_the_wait_still_gets_our_sub(void **state)
     assert_int_equal(brk_stats(broker(0))->tx_unsendable, 0);
 }
 
+/* A zq.js page sends its hello again when our sub does not come (its first hello can be lost
+ * in the browser): we answer with our sub again, and keep what its own sub said. */
+static void a_hello_again_gets_our_sub_again_and_keeps_its_sub(void **state)
+{
+    (void)state;
+    zeroq_room(49);
+    assert_int_equal(brk_subscribe(broker(0), mesh.now, "news"), ZQ_OK);
+    static const char hello[] = "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\","
+                                "\"max\":65536,\"feat\":[\"sub\"]}";
+    mesh_send_raw(1, 0, hello);
+    /* a pattern we cannot use: it wants everything, more traffic, never a loss (§3) */
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"a.#.b\"]}");
+    mesh_run_for(100);
+    assert_true(broker(0)->peers[0].sub_received && broker(0)->peers[0].wants_all);
+    mesh.members[1].n_raw = 0;
+    mesh_send_raw(1, 0, hello);
+    mesh_run_for(100);
+    assert_true(raw_saw(1, "{\"type\":\"__zq_sub__\",\"topics\":[\"news\"]"));
+    publish(0, "anything.at.all", "1", BRK_QOS_0);
+    mesh_run_for(100);
+    assert_true(raw_saw(1, "\"topic\":\"anything.at.all\"")); /* it still wants everything */
+}
+
 /* A due frame the peer cannot take (our sub, longer than the "max" its hello set) is not
  * retried forever, and not dropped in silence either: it is counted. */
 static void a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence(void **state)
@@ -898,6 +921,7 @@ int main(void)
         cmocka_unit_test(zeroq_ping_is_answered_with_pong_and_zq_pings_every_ten_seconds),
         cmocka_unit_test(a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second),
         cmocka_unit_test(a_hello_after_the_wait_still_gets_our_sub),
+        cmocka_unit_test(a_hello_again_gets_our_sub_again_and_keeps_its_sub),
         cmocka_unit_test(a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence),
         cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),

@@ -37,6 +37,8 @@ export const DEFAULTS = {
   pingMs: 10000,             // ZeroQ's heartbeat
   silenceMs: 30000,          // a peer silent this long is dropped
   helloWaitMs: 1000,         // a silent new peer is taken for a ZeroQ one after this
+  helloRetryMs: 1000,        // a zq peer whose sub has not come this long after its hello
+  helloRetries: 3,           // is sent our hello again, this many times at most (§2)
   highWater: 1024 * 1024,    // stop handing frames to a channel above this bufferedAmount
   lowWater: 256 * 1024,      // and go on below this (the channel's bufferedAmountLowThreshold)
   maxPiece: 64 * 1024,       // largest chunk message (header included), within the channel's
@@ -105,7 +107,7 @@ export class Broker {
       rxFrames: 0, rxMalformed: 0, rxUnknown: 0, rxTooLong: 0, rxDuplicates: 0, rxUnwanted: 0,
       rxGossip: 0, txFrames: 0, txChunks: 0, lostAnnounced: 0, undelivered: 0, jobsDone: 0,
       jobsFailed: 0, jobsDead: 0, jobsRedelivered: 0, jobsBusy: 0, jobsRefused: 0,
-      zeroqResent: 0, zeroqDead: 0,
+      zeroqResent: 0, zeroqDead: 0, helloResent: 0,
       requestsRetried: 0, requestsFailed: 0, peersTimedOut: 0,
     };
     this.pub = new Publisher(this);
@@ -160,13 +162,32 @@ export class Broker {
     const p = new Peer(link, this.now(), this.cfg.maxFrame);
     this.peers.add(p);
     this.pub.peerUp(p);
-    this.sendUrgent(p, wire.writeHello({
-      v: wire.PROTOCOL_VERSION, epoch: this.pub.epoch, max: this.cfg.maxFrame,
-      feat: wire.FEATURES, resume: this.subs.resumePoints(),
-    }));
+    this.sendHello(p);
     this.timer(this.cfg.helloWaitMs, () => this.classify(p), p);
     this.heartbeat(p);
     return p;
+  }
+
+  sendHello(p) {
+    this.sendUrgent(p, wire.writeHello({
+      v: wire.PROTOCOL_VERSION, epoch: this.pub.epoch, max: this.cfg.maxFrame,
+      feat: wire.FEATURES, resume: this.subs.resumePoints(),
+    })).catch(() => {});
+  }
+
+  /**
+   * A zq peer answers our hello with its sub (§2, §3). When its sub has not come
+   * helloRetryMs after its hello, our hello is taken for lost and sent again: Chromium 156
+   * was seen to drop the first message sent on a channel it accepted, its send() returning
+   * as if sent; the peer then took us for ZeroQ and never sent its sub.
+   */
+  awaitSub(p, retries) {
+    this.timer(this.cfg.helloRetryMs, () => {
+      if (!p.open || p.subReceived || retries === 0) return;
+      this.stats.helloResent++;
+      this.sendHello(p);
+      this.awaitSub(p, retries - 1);
+    }, p);
   }
 
   /** The channel closed (or failed): every module lets go of the peer. */
@@ -387,14 +408,18 @@ export class Broker {
       this.stats.rxMalformed++;
       return;
     }
+    const again = p.zq; /* a hello again: ours did not come, its sender says (§2) */
     p.zq = true;
     p.features = new Set(h.feat);
     p.maxFrame = h.max;
     p.epoch = h.epoch;
     /* zq frames only go to peers whose hello listed their feature (§2). A peer without "sub"
      * never says what it wants: it gets everything, as a ZeroQ peer does. */
-    p.wantsAll = !p.features.has('sub'); /* else until its sub says what it wants */
-    p.subReceived = !p.features.has('sub');
+    if (!again) {
+      p.wantsAll = !p.features.has('sub'); /* else until its sub says what it wants */
+      p.subReceived = !p.features.has('sub');
+      this.awaitSub(p, this.cfg.helloRetries);
+    }
     if (this.takesSub(p)) {
       this.sendUrgent(p, wire.writeSub(this.subs.patterns(), this.rpc.serviceNames())).catch(() => {});
     }
