@@ -261,11 +261,9 @@ export class Mesh {
   }
 
   /** The channel: one per connection (a second one replaces the first, as in ZeroQ). Its
-   *  messages are taken from the start: Chromium can deliver a message before the channel's
-   *  open event (web_zq_js saw a dialing page whose first frame from the other was its sub:
-   *  the hello before it had come with no onmessage set, and was lost). One that comes
-   *  before the link is up waits for it, in order, so no frame is lost and our hello still
-   *  goes first. */
+   *  messages are taken from the moment it is adopted: one that comes before the link is up
+   *  (before our open handler ran) waits for it, in order, so none is dropped for want of a
+   *  handler and our hello still goes first. */
   adopt(e, dc) {
     if (e.dc && e.dc !== dc) this.linkDown(e);
     e.dc = dc;
