@@ -9,7 +9,10 @@
 //   c. the dashboard: live data, plots drawn, the peers listed, "LED off"/"LED on" seen in the
 //      topics table, a job done, a failing job dead and listed, requeued and purged; the
 //      screenshot docs/dashboard.png (1280x800) is taken on the way;
-//   d. `zq demo --duration 20` with the dashboard connected exits 0 and leaves no process.
+//   d. `zq demo --duration 20` with the dashboard connected exits 0 and leaves no process;
+//   e. (before d) 20 zq.js pages join one after another, each left once it has both devices
+//      as zq peers with their subs: a hello Chromium drops now and then is sent again
+//      (broker/PROTOCOL.md §2).
 //
 //   node dashboard.mjs path/to/zq      (run.sh does this inside `unshare -n`, loopback only)
 //
@@ -436,6 +439,42 @@ async function demoDuration() {
   return `exit 0 after ${took.toFixed(1)} s, no zq process left; the dashboard says '${shown}'`;
 }
 
+// ---- e. one page after another ------------------------------------------------------------------
+
+const JOINS = 20;
+
+/** e: JOINS pages join, one at a time; each must see sensor-1 and actuator-1 as zq peers with
+ *  their subs within 6 s (a device that missed the page's hello never sends its sub). */
+async function joins(base) {
+  const file = join(logs, 'page-joins.log');
+  logNames.push('page-joins');
+  let resent = 0;
+  const took = [];
+  for (let i = 0; i < JOINS; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.on('console', (m) => appendFileSync(file, `${stamp()} ${i} ${m.type()} ${m.text()}\n`));
+    const t0 = Date.now();
+    await page.goto(`${base}/page/zq.html?room=${ROOM}`);
+    const ok = await page.waitForFunction(() => {
+      const ps = window.zq?.broker.openPeers() ?? [];
+      return ps.length >= 2 && ps.every((p) => p.zq && p.subReceived);
+    }, null, { timeout: 6000 }).then(() => true, () => false);
+    if (!ok) {
+      const state = await peerStates(page);
+      await context.close();
+      throw new Error(`join ${i + 1} of ${JOINS}: not both devices with their subs in 6 s; ` +
+        `the page's peers: ${state}`);
+    }
+    took.push(Date.now() - t0);
+    resent += await page.evaluate(() => window.zq.stats.helloResent);
+    await context.close();
+  }
+  took.sort((x, y) => x - y);
+  return `${JOINS} joins, median ${took[JOINS >> 1]} ms to both subs (slowest ${took.at(-1)} ms); ` +
+    `hellos sent again: ${resent}`;
+}
+
 // ---- Main ---------------------------------------------------------------------------------------
 
 function printLogs() {
@@ -504,6 +543,8 @@ async function main() {
   await pages(base, port);
   await check('c: the dashboard: live data, plots, peers, the LED; queues and dead letters',
     () => dashboard(base));
+  await check(`e: ${JOINS} pages join one after another, each meets both devices`,
+    () => joins(base));
   await check('zq demo stops on SIGTERM with exit 0', async () => {
     const e = await stop(demo);
     assert(e.code === 0, `exited ${JSON.stringify(e)}`);
