@@ -76,16 +76,21 @@ static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
     }
 }
 
+/* Said again when a peer taken for ZeroQ says hello after all (its first hello was lost, and
+ * it sent it again: broker/PROTOCOL.md §2). */
 static void note_ready_peers(zq_brk_runner_t *r)
 {
     for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        uint32_t bit = 1u << i;
         bool ready = zq_brk_runner_peer_ready(r, i);
-        bool seen = (r->ready_seen >> i) & 1u;
-        if (ready && !seen && r->opt.verbose) {
+        bool zq = ready && r->brk.peers[i].zq;
+        bool news = ready && (!(r->ready_seen & bit) || (zq && !(r->ready_zq & bit)));
+        if (news && r->opt.verbose) {
             (void)fprintf(stderr, "zq %s: peer %s ready (%s)\n", label(r),
-                          node_peer_id(&r->node, i), r->brk.peers[i].zq ? "zq" : "ZeroQ");
+                          node_peer_id(&r->node, i), zq ? "zq" : "ZeroQ");
         }
-        r->ready_seen = ready ? r->ready_seen | 1u << i : r->ready_seen & ~(1u << i);
+        r->ready_seen = ready ? r->ready_seen | bit : r->ready_seen & ~bit;
+        r->ready_zq = zq ? r->ready_zq | bit : r->ready_zq & ~bit;
     }
 }
 

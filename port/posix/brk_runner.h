@@ -96,6 +96,7 @@ struct zq_brk_runner {
     uint8_t n_socks;
     zq_sig_link_t sig;
     uint32_t ready_seen;                  /* bit per peer slot found ready (for --verbose) */
+    uint32_t ready_zq;                    /* ... and found ready as a zq peer */
     bool finishing;                       /* zq_brk_runner_finish() was called */
     uint64_t finish_by;
     int exit_code;
