@@ -646,6 +646,18 @@ static void a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second(void **st
     assert_true(raw_saw(1, "\"topic\":\"early\"")); /* then it gets what it missed */
 }
 
+/* Member 1 (raw frames) says hello to member 0, announcing @p max and the features @p feat (the
+ * inside of a JSON array). */
+static void raw_hello(unsigned max, const char *feat)
+{
+    char frame[160];
+    (void)snprintf(frame, sizeof frame,
+                   "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\",\"max\":%u,"
+                   "\"feat\":[%s]}",
+                   max, feat);
+    mesh_send_raw(1, 0, frame);
+}
+
 /* A zq peer whose hello comes after the wait was taken for ZeroQ; its hello still makes it a
  * zq peer that is sent our sub (PROTOCOL.md §2), or it would never learn what we serve. */
 static void a_hello_after_the_wait_still_gets_our_sub(void **state)
@@ -660,9 +672,7 @@ static void a_hello_after_the_wait_still_gets_our_sub(void **state)
     mesh_run_for(1500);
     assert_true(broker(0)->peers[0].classified);
     assert_false(raw_saw(1, "\"type\":\"__zq_sub__\""));
-    mesh_send_raw(1, 0,
-                  "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\",\"max\":65536,"
-                  "\"feat\":[\"sub\",\"rpc\"]}");
+    raw_hello(65536, "\"sub\",\"rpc\"");
     mesh_run_for(100);
     assert_true(broker(0)->peers[0].zq);
     assert_true(raw_saw(1, "{\"type\":\"__zq_sub__\",\"topics\":[\"news\"]"));
@@ -676,15 +686,13 @@ static void a_hello_again_gets_our_sub_again_and_keeps_its_sub(void **state)
     (void)state;
     zeroq_room(49);
     assert_int_equal(brk_subscribe(broker(0), mesh.now, "news"), ZQ_OK);
-    static const char hello[] = "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\","
-                                "\"max\":65536,\"feat\":[\"sub\"]}";
-    mesh_send_raw(1, 0, hello);
+    raw_hello(65536, "\"sub\"");
     /* a pattern we cannot use: it wants everything, more traffic, never a loss (§3) */
     mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"a.#.b\"]}");
     mesh_run_for(100);
     assert_true(broker(0)->peers[0].sub_received && broker(0)->peers[0].wants_all);
     mesh.members[1].n_raw = 0;
-    mesh_send_raw(1, 0, hello);
+    raw_hello(65536, "\"sub\"");
     mesh_run_for(100);
     assert_true(raw_saw(1, "{\"type\":\"__zq_sub__\",\"topics\":[\"news\"]"));
     publish(0, "anything.at.all", "1", BRK_QOS_0);
@@ -703,9 +711,7 @@ static void a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence(v
         (void)snprintf(pattern, sizeof pattern, "a.rather.long.topic.name.for.a.small.peer.%d", i);
         assert_int_equal(brk_subscribe(broker(0), mesh.now, pattern), ZQ_OK);
     }
-    mesh_send_raw(1, 0,
-                  "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\",\"max\":256,"
-                  "\"feat\":[\"sub\"]}");
+    raw_hello(256, "\"sub\"");
     mesh_run_for(100);
     assert_true(broker(0)->peers[0].zq);
     assert_false(raw_saw(1, "\"type\":\"__zq_sub__\""));
