@@ -316,11 +316,11 @@ void brk_on_hello(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
     }
     brk_peer_t *p = peer_at(b, slot);
     p->zq = true;
+    /* A hello again means our sub did not come, or the peer's first hello was lost (PROTOCOL.md
+     * §2): our sub goes again (sub_due below), and what its own sub said stays. */
     if (!p->sub_received) {
         p->wants_all = false; /* until its sub says what it wants */
     }
-    /* A hello again means ours was lost on its way (PROTOCOL.md §2): our sub goes again, and
-     * what its sub said stays. */
     p->features = h.features;
     p->max_frame = h.max_frame;
     p->epoch = h.epoch;

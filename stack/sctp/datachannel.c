@@ -391,9 +391,9 @@ static bool user_message(dc_t *dc, uint64_t now, const sctp_message_t *m, dc_mes
     }
     if (ch->state == DC_STATE_CONNECTING) {
         /* Data on a channel we opened: the peer took our DATA_CHANNEL_OPEN, whatever became of
-         * its ACK (RFC 8832 §6 sends both ordered on the stream; a browser that sends before
-         * its ACK is queued, or an old peer that sends none, puts data first, and libwebrtc
-         * reads data as the ACK too). The channel opens before this message is read: a node
+         * its ACK (RFC 8832 §6 sends both ordered on the stream; a peer that queues its ACK
+         * behind data, or an old one that sends none, puts data first; libwebrtc also reads
+         * data as the ACK). The channel opens before this message is read: a node
          * drops data of a channel it was not told is open (node_read_peer). */
         ch->state = DC_STATE_OPEN;
         push_event(dc, DC_EVENT_OPEN, ch->id);
