@@ -408,7 +408,7 @@ export class Broker {
       this.stats.rxMalformed++;
       return;
     }
-    const again = p.zq; /* a hello again: ours did not come, its sender says (§2) */
+    const again = p.zq; /* a hello again: its sender still waits for our sub (§2) */
     p.zq = true;
     p.features = new Set(h.feat);
     p.maxFrame = h.max;
