@@ -315,6 +315,7 @@ void brk_on_hello(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
         return;
     }
     brk_peer_t *p = peer_at(b, slot);
+    bool again = p->zq;
     p->zq = true;
     /* A hello again means our sub did not come, or the peer's first hello was lost (PROTOCOL.md
      * §2): our sub goes again (sub_due below), and what its own sub said stays. */
@@ -326,7 +327,7 @@ void brk_on_hello(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
     p->epoch = h.epoch;
     p->sub_due = true;
     p->ready_due = UINT32_MAX; /* our credits, for every queue we consume */
-    for (uint8_t i = 0; i < h.n_resume; i++) {
+    for (uint8_t i = 0; i < h.n_resume && !again; i++) { /* once: again would replay */
         if (memcmp(h.resume[i].fp, b->own_fp, sizeof b->own_fp) == 0 &&
             h.resume[i].epoch == b->pub.epoch) {
             brk_pub_resume(b, now, slot, h.resume[i].seq);

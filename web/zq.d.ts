@@ -90,7 +90,7 @@ export const DEFAULTS: {
   silenceMs: number;
   /** A new peer silent this long is taken for a ZeroQ peer. 1000 ms. */
   helloWaitMs: number;
-  /** A zq peer whose sub has not come helloRetryMs (1000) after its hello is sent our hello
+  /** A zq peer whose sub has not come helloRetryMs (500) after its hello is sent our hello
    *  again (ours may have been lost), helloRetries (3) times at most. */
   helloRetryMs: number;
   helloRetries: number;

@@ -647,14 +647,14 @@ static void a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second(void **st
 }
 
 /* Member 1 (raw frames) says hello to member 0, announcing @p max and the features @p feat (the
- * inside of a JSON array). */
-static void raw_hello(unsigned max, const char *feat)
+ * inside of a JSON array), and @p more members ("" or ",\"resume\":[...]"). */
+static void raw_hello(unsigned max, const char *feat, const char *more)
 {
-    char frame[160];
+    char frame[256];
     (void)snprintf(frame, sizeof frame,
                    "{\"type\":\"__zq_hello__\",\"v\":1,\"epoch\":\"5f0c9a2e\",\"max\":%u,"
-                   "\"feat\":[%s]}",
-                   max, feat);
+                   "\"feat\":[%s]%s}",
+                   max, feat, more);
     mesh_send_raw(1, 0, frame);
 }
 
@@ -672,7 +672,7 @@ static void a_hello_after_the_wait_still_gets_our_sub(void **state)
     mesh_run_for(1500);
     assert_true(broker(0)->peers[0].classified);
     assert_false(raw_saw(1, "\"type\":\"__zq_sub__\""));
-    raw_hello(65536, "\"sub\",\"rpc\"");
+    raw_hello(65536, "\"sub\",\"rpc\"", "");
     mesh_run_for(100);
     assert_true(broker(0)->peers[0].zq);
     assert_true(raw_saw(1, "{\"type\":\"__zq_sub__\",\"topics\":[\"news\"]"));
@@ -686,18 +686,45 @@ static void a_hello_again_gets_our_sub_again_and_keeps_its_sub(void **state)
     (void)state;
     zeroq_room(49);
     assert_int_equal(brk_subscribe(broker(0), mesh.now, "news"), ZQ_OK);
-    raw_hello(65536, "\"sub\"");
+    raw_hello(65536, "\"sub\"", "");
     /* a pattern we cannot use: it wants everything, more traffic, never a loss (§3) */
     mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"a.#.b\"]}");
     mesh_run_for(100);
     assert_true(broker(0)->peers[0].sub_received && broker(0)->peers[0].wants_all);
     mesh.members[1].n_raw = 0;
-    raw_hello(65536, "\"sub\"");
+    raw_hello(65536, "\"sub\"", "");
     mesh_run_for(100);
     assert_true(raw_saw(1, "{\"type\":\"__zq_sub__\",\"topics\":[\"news\"]"));
     publish(0, "anything.at.all", "1", BRK_QOS_0);
     mesh_run_for(100);
     assert_true(raw_saw(1, "\"topic\":\"anything.at.all\"")); /* it still wants everything */
+}
+
+/* A hello again that carries the resume point the first carried is not taken twice: what was
+ * sent since is not sent again (the replay a first hello's resume point asks for). */
+static void a_hello_again_replays_nothing(void **state)
+{
+    (void)state;
+    zeroq_room(50);
+    const brk_t *b = broker(0);
+    char fp[2 * sizeof b->own_fp + 1];
+    for (size_t i = 0; i < sizeof b->own_fp; i++) {
+        (void)snprintf(fp + 2 * i, 3, "%02x", b->own_fp[i]);
+    }
+    char resume[96];
+    (void)snprintf(resume, sizeof resume,
+                   ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":0}]", fp,
+                   (unsigned)b->pub.epoch);
+    raw_hello(65536, "\"sub\"", resume);
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
+    publish(0, "t", "1", BRK_QOS_0);
+    mesh_run_for(100);
+    assert_true(raw_saw(1, "\"topic\":\"t\""));
+    mesh.members[1].n_raw = 0;
+    raw_hello(65536, "\"sub\"", resume);
+    mesh_run_for(100);
+    assert_true(raw_saw(1, "\"type\":\"__zq_sub__\""));
+    assert_false(raw_saw(1, "\"topic\":\"t\""));
 }
 
 /* A due frame the peer cannot take (our sub, longer than the "max" its hello set) is not
@@ -711,7 +738,7 @@ static void a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence(v
         (void)snprintf(pattern, sizeof pattern, "a.rather.long.topic.name.for.a.small.peer.%d", i);
         assert_int_equal(brk_subscribe(broker(0), mesh.now, pattern), ZQ_OK);
     }
-    raw_hello(256, "\"sub\"");
+    raw_hello(256, "\"sub\"", "");
     mesh_run_for(100);
     assert_true(broker(0)->peers[0].zq);
     assert_false(raw_saw(1, "\"type\":\"__zq_sub__\""));
@@ -928,6 +955,7 @@ int main(void)
         cmocka_unit_test(a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second),
         cmocka_unit_test(a_hello_after_the_wait_still_gets_our_sub),
         cmocka_unit_test(a_hello_again_gets_our_sub_again_and_keeps_its_sub),
+        cmocka_unit_test(a_hello_again_replays_nothing),
         cmocka_unit_test(a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence),
         cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),

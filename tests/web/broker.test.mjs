@@ -56,6 +56,25 @@ test('a hello lost on the way is sent again until the sub comes; then never agai
   assert.equal(sentFrames(link.ba, '__zq_hello__').length, hellos, 'not once the sub came');
 });
 
+test('a hello again is answered with the sub again, and replays nothing', async () => {
+  const { a, b, link } = await pair();
+  const got = collect(b, 'news.#');
+  await flush();
+  await a.broker.pub.publish('news.x', 1);
+  await flush();
+  link.ab.hold(); /* 3 more on their way when bob's hello comes again, resuming from 1 */
+  for (const n of [2, 3, 4]) await a.broker.pub.publish('news.x', n);
+  const subs = sentFrames(link.ab, '__zq_sub__').length;
+  const [atB] = b.broker.peers;
+  b.broker.sendHello(atB);
+  await flush();
+  link.ab.release();
+  await flush();
+  assert.equal(sentFrames(link.ab, '__zq_sub__').length, subs + 1);
+  assert.equal(sentFrames(link.ab, 'envelope').length, 4, 'nothing sent twice');
+  assert.deepEqual(got.map((m) => m.payload), [1, 2, 3, 4]);
+});
+
 test('a peer whose sub comes in time is sent one hello only', async () => {
   const { clock, a, b, link } = await pair();
   await clock.advance(5000);

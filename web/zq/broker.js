@@ -37,7 +37,7 @@ export const DEFAULTS = {
   pingMs: 10000,             // ZeroQ's heartbeat
   silenceMs: 30000,          // a peer silent this long is dropped
   helloWaitMs: 1000,         // a silent new peer is taken for a ZeroQ one after this
-  helloRetryMs: 1000,        // a zq peer whose sub has not come this long after its hello
+  helloRetryMs: 500,         // a zq peer whose sub has not come this long after its hello
   helloRetries: 3,           // is sent our hello again, this many times at most (§2)
   highWater: 1024 * 1024,    // stop handing frames to a channel above this bufferedAmount
   lowWater: 256 * 1024,      // and go on below this (the channel's bufferedAmountLowThreshold)
@@ -424,6 +424,7 @@ export class Broker {
       this.sendUrgent(p, wire.writeSub(this.subs.patterns(), this.rpc.serviceNames())).catch(() => {});
     }
     this.consumer.peerHello(p);
+    if (again) return; /* its resume point was taken: taking it again would replay */
     for (const r of h.resume) {
       if (r.fp === this.fp && r.epoch === this.pub.epoch) this.pub.resume(p, r.seq);
     }

@@ -58,6 +58,15 @@ window.t = {
       await new Promise((r) => setTimeout(r, 20));
     }
   },
+  /** Resolves once @p n open peers gave credit for @p queue (their ready frames came). */
+  async credited(queue, n, ms = 10000) {
+    const end = performance.now() + ms;
+    const count = () => zq.broker.openPeers().filter((p) => (p.credit.get(queue) ?? 0) > 0).length;
+    while (count() < n) {
+      if (performance.now() > end) throw new Error(`${count()} of ${n} consumers gave credit`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  },
   maxMessageSize: (id) => zq.broker.openPeers().find((x) => x.id === id)?.link.maxMessageSize,
   stats: () => zq.stats,
   /** The resume points our hello carries (what a reloaded page says it delivered). */
