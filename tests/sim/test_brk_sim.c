@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "mesh.h"
+#include "zq/hex.h"
 
 static const simnet_impairment_t clean = {0, 0, 5, 0};
 
@@ -708,9 +709,7 @@ static void a_hello_again_replays_nothing(void **state)
     zeroq_room(50);
     const brk_t *b = broker(0);
     char fp[2 * sizeof b->own_fp + 1];
-    for (size_t i = 0; i < sizeof b->own_fp; i++) {
-        (void)snprintf(fp + 2 * i, 3, "%02x", b->own_fp[i]);
-    }
+    fp[zq_hex_encode(fp, b->own_fp, sizeof b->own_fp)] = '\0';
     char resume[96];
     (void)snprintf(resume, sizeof resume,
                    ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":0}]", fp,
