@@ -293,7 +293,7 @@ void sig_router_frame(sig_router_t *r, uint64_t now, unsigned client, const char
     if (json_string_equals(type, "join")) {
         handle_join(r, client, doc);
     } else if (json_string_equals(type, "offer") || json_string_equals(type, "answer") ||
-               json_string_equals(type, "ice_candidate")) {
+               json_string_equals(type, "ice_candidate") || json_string_equals(type, "refused")) {
         forward(r, client, doc);
     } else if (json_string_equals(type, "create_topic") || json_string_equals(type, "subscribe")) {
         remember_name(r, &r->topics, doc, "topic");

@@ -5,7 +5,8 @@
  * What ZeroQ's own server never did (docs/zeroq-wire.md §5, §7): it gives each client an
  * unguessable id and tells it (`{"type":"welcome","peerId":...}`); on `join` it tells the
  * room's *existing* members `peer_joined` about the newcomer, so exactly one side of every
- * pair dials and there is no glare; it forwards `offer`/`answer`/`ice_candidate` to the
+ * pair dials and there is no glare; it forwards `offer`/`answer`/`ice_candidate` (and zq's
+ * `refused`: a member full for now tells the one it left out) to the
  * addressed member of the same room with `peerId` rewritten to the sender, and drops frames
  * addressed to the sender itself (ZeroQ pages gossip their own id and dial themselves) or to
  * anyone outside its room; it says `peer_left` when a member goes. ZeroQ's bookkeeping frames

@@ -44,6 +44,7 @@ static sig_event_type_t type_of(json_value_t type)
         {"welcome", SIG_EVENT_WELCOME},     {"peer_joined", SIG_EVENT_PEER_JOINED},
         {"peer_left", SIG_EVENT_PEER_LEFT}, {"offer", SIG_EVENT_OFFER},
         {"answer", SIG_EVENT_ANSWER},       {"ice_candidate", SIG_EVENT_CANDIDATE},
+        {"refused", SIG_EVENT_REFUSED},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         if (json_string_equals(type, types[i].name)) {
@@ -76,6 +77,14 @@ zq_err_t sig_parse_frame(const char *frame, size_t len, sig_event_t *ev)
     case SIG_EVENT_CANDIDATE: {
         zq_err_t err = take_peer(doc, ev);
         return err == ZQ_OK ? take_inner(doc, "candidate", "candidate", ev) : err;
+    }
+    case SIG_EVENT_REFUSED: {
+        json_value_t reason; /* optional: the refusal stands without it */
+        zq_err_t err = take_peer(doc, ev);
+        if (err == ZQ_OK && json_object_get(doc, "reason", &reason) == ZQ_OK) {
+            err = copy_string(reason, ev->text, sizeof ev->text, &ev->text_len);
+        }
+        return err;
     }
     default:
         return take_peer(doc, ev);
@@ -138,6 +147,21 @@ size_t sig_write_candidate(const char *to, const char *line, const char *ufrag, 
     json_key(&w, "usernameFragment");
     json_string(&w, ufrag, strlen(ufrag));
     json_object_end(&w);
+    json_object_end(&w);
+    return json_finish(&w);
+}
+
+size_t sig_write_refused(const char *to, const char *reason, char *out, size_t cap)
+{
+    json_writer_t w;
+    json_writer_init(&w, out, cap);
+    json_object_begin(&w);
+    json_key(&w, "type");
+    json_string(&w, "refused", 7);
+    json_key(&w, "peerId");
+    json_string(&w, to, strlen(to));
+    json_key(&w, "reason");
+    json_string(&w, reason, strlen(reason));
     json_object_end(&w);
     return json_finish(&w);
 }

@@ -5,7 +5,8 @@
  * The messages of docs/zeroq-wire.md §1: `join`, `offer`/`answer` with an `{type, sdp}`
  * object, `ice_candidate` with an RTCIceCandidate-shaped object; from the server `peer_joined`
  * (dial that peer), `offer`/`answer`/`ice_candidate` with `peerId` rewritten to the sender,
- * and zq's additions `welcome` (our own id) and `peer_left`. The WebSocket under it belongs to
+ * and zq's additions `welcome` (our own id), `peer_left` and `refused` (a member with no room
+ * for us yet, relayed like an offer; ZeroQ's clients ignore it). The WebSocket under it belongs to
  * the caller: this module only turns JSON text into events and requests into JSON text.
  */
 #ifndef ZQ_SIG_CLIENT_H
@@ -44,6 +45,7 @@ typedef enum {
     SIG_EVENT_OFFER,       /**< from @c peer: @c text is the SDP */
     SIG_EVENT_ANSWER,      /**< from @c peer: @c text is the SDP */
     SIG_EVENT_CANDIDATE,   /**< from @c peer: @c text is the candidate line */
+    SIG_EVENT_REFUSED,     /**< @c peer has no room for us yet: @c text is its reason */
 } sig_event_type_t;
 
 typedef struct {
@@ -70,5 +72,7 @@ size_t sig_write_description(bool offer, const char *to, const char *sdp, size_t
  *  "sdpMLineIndex":0,"usernameFragment":ufrag}}` */
 size_t sig_write_candidate(const char *to, const char *line, const char *ufrag, char *out,
                            size_t cap);
+/** `{"type":"refused","peerId":to,"reason":reason}`: we have no room for @p to yet. */
+size_t sig_write_refused(const char *to, const char *reason, char *out, size_t cap);
 
 #endif /* ZQ_SIG_CLIENT_H */

@@ -10,6 +10,7 @@
 
 #include "signal/json.h"
 #include "signal/router.h"
+#include "signal/sig_client.h"
 #include "test_rand.h"
 
 /* Every frame the router sends, in order, with its addressee. */
@@ -248,6 +249,31 @@ static void offer_and_answer_reach_the_addressed_peer_only(void **state)
     assert_string_equal(member(last_to(a), "peerId"), id_of(c));
 }
 
+/* zq's `refused` (a node full for now tells the member it left out) travels like an offer:
+ * to the addressed member only, naming the member that refused. */
+static void a_refusal_reaches_the_member_left_out_naming_who_refused(void **state)
+{
+    (void)state;
+    unsigned full = connect_client(NULL);
+    unsigned other = connect_client(NULL);
+    unsigned newcomer = connect_client(NULL);
+    join(full, "room");
+    join(other, "room");
+    join(newcomer, "room");
+    char frame[256];
+    size_t len = sig_write_refused(id_of(newcomer), "full", frame, sizeof frame);
+    assert_true(len > 0);
+    sig_router_frame(&fx.router, 0, full, frame, len);
+    assert_int_equal(count_to(newcomer, "refused"), 1);
+    assert_int_equal(count_to(other, "refused"), 0);
+    const sent_t *got = last_to(newcomer);
+    sig_event_t ev;
+    assert_int_equal(sig_parse_frame(got->frame, got->len, &ev), ZQ_OK);
+    assert_int_equal(ev.type, SIG_EVENT_REFUSED);
+    assert_string_equal(ev.peer, id_of(full));
+    assert_string_equal(ev.text, "full");
+}
+
 static void self_addressed_frames_are_dropped(void **state)
 {
     (void)state;
@@ -477,6 +503,7 @@ int main(void)
         cmocka_unit_test_setup(self_addressed_frames_are_dropped, setup),
         cmocka_unit_test_setup(frames_to_unknown_or_nul_smuggling_ids_are_dropped, setup),
         cmocka_unit_test_setup(members_who_have_not_joined_cannot_forward, setup),
+        cmocka_unit_test_setup(a_refusal_reaches_the_member_left_out_naming_who_refused, setup),
         cmocka_unit_test_setup(garbage_and_oversized_frames_are_dropped_without_harming_others,
                                setup),
         cmocka_unit_test_setup(leaving_tells_the_room_peer_left, setup),
