@@ -45,6 +45,7 @@ zq_err_t node_init(node_t *n, const node_config_t *cfg)
 void node_signal_connected(node_t *n)
 {
     n->join_due = true; /* ZeroQ joins again after every reconnect */
+    n->n_waiting = 0;   /* with a new id we are the newcomer: the others dial us */
 }
 
 const dtls_fingerprint_t *node_peer_fingerprint(const node_t *n, uint8_t peer)
@@ -117,17 +118,69 @@ static int free_slot(node_t *n)
     return -1;
 }
 
+/* ---- Members waiting for a slot ---------------------------------------------------------- */
+
+static int wait_list_find(const node_t *n, const char *id)
+{
+    for (int k = 0; k < n->n_waiting; k++) {
+        if (strcmp(n->waiting[k].id, id) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* A member refused again (it offered again) keeps its place and is told again. */
+static void wait_list_add(node_t *n, const char *id)
+{
+    int k = wait_list_find(n, id);
+    if (k < 0 && n->n_waiting == ZQ_NODE_WAITLIST) {
+        n->stats.waitlist_full++;
+        return;
+    }
+    if (k < 0) {
+        k = n->n_waiting++;
+        memcpy(n->waiting[k].id, id, strlen(id) + 1);
+    }
+    n->waiting[k].told = false;
+}
+
+static void wait_list_remove(node_t *n, const char *id)
+{
+    int k = wait_list_find(n, id);
+    if (k >= 0) {
+        memmove(&n->waiting[k], &n->waiting[k + 1],
+                (size_t)(n->n_waiting - k - 1) * sizeof n->waiting[0]);
+        n->n_waiting--;
+    }
+}
+
+/* A slot nobody holds, not even a peer still draining its last datagrams. */
+static bool has_idle_slot(const node_t *n)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (!n->peers[i].used && !n->peers[i].draining) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
 {
     int old = find_peer(n, id);
     if (old >= 0) {
         forget(n, old, PEER_FAIL_NONE); /* the member came back: start afresh */
     }
-    int i = strlen(id) <= ZQ_SIG_ID_MAX ? free_slot(n) : -1;
+    if (strlen(id) > ZQ_SIG_ID_MAX) {
+        return -1;
+    }
+    int i = free_slot(n);
     if (i < 0) {
-        /* The member is not told (the signalling protocol has no word for it): its offer, or
-         * its wait for ours, times out. The application is, so a device can say why. */
+        /* The member is told (`refused`, which ZeroQ's pages ignore) and waits for our dial
+         * when a slot frees; the application is told too, so a device can say why. */
         n->stats.peers_refused++;
+        wait_list_add(n, id);
         (void)push_event(n, NODE_EVENT_PEER_REFUSED, NODE_NO_PEER, PEER_FAIL_NONE);
         return -1;
     }
@@ -221,6 +274,18 @@ static void take_description(node_t *n, uint64_t now, bool offer)
     pump_peer(n, i, now);
 }
 
+/* A member full for now dials us when it has a slot: a dial of ours to it stops here, before
+ * its timeout, and holds no slot meanwhile. */
+static void take_refusal(node_t *n)
+{
+    int i = find_peer(n, n->sig.peer);
+    n->stats.refused_by_members++;
+    if (i >= 0 && !n->peers[i].open) {
+        forget(n, i, PEER_FAIL_NONE);
+    }
+    (void)push_event(n, NODE_EVENT_WAITING, NODE_NO_PEER, PEER_FAIL_NONE);
+}
+
 void node_handle_signal(node_t *n, uint64_t now, const char *frame, size_t len)
 {
     if (sig_parse_frame(frame, len, &n->sig) != ZQ_OK) {
@@ -237,9 +302,13 @@ void node_handle_signal(node_t *n, uint64_t now, const char *frame, size_t len)
         (void)new_peer(n, now, n->sig.peer, true);
         break;
     case SIG_EVENT_PEER_LEFT:
+        wait_list_remove(n, n->sig.peer);
         if ((i = find_peer(n, n->sig.peer)) >= 0) {
             forget(n, i, PEER_FAIL_NONE);
         }
+        break;
+    case SIG_EVENT_REFUSED:
+        take_refusal(n);
         break;
     case SIG_EVENT_OFFER:
     case SIG_EVENT_ANSWER:
@@ -281,15 +350,37 @@ static size_t trickle(node_peer_t *np, char *buf, size_t cap)
     return sig_write_candidate(np->id, line, peer_local_ufrag(&np->peer), buf, cap);
 }
 
+/* Tells each member left out that it was, then dials the longest waiting one a slot allows. */
+static size_t poll_waiting(node_t *n, uint64_t now, char *buf, size_t cap)
+{
+    for (int k = 0; k < n->n_waiting; k++) {
+        if (!n->waiting[k].told) {
+            n->waiting[k].told = true;
+            return sig_write_refused(n->waiting[k].id, "full", buf, cap);
+        }
+    }
+    if (n->n_waiting > 0 && has_idle_slot(n)) {
+        char id[ZQ_SIG_ID_MAX + 1];
+        memcpy(id, n->waiting[0].id, sizeof id);
+        wait_list_remove(n, id);
+        (void)new_peer(n, now, id, true); /* its offer goes out below */
+    }
+    return 0;
+}
+
 size_t node_poll_signal(node_t *n, uint64_t now, char *buf, size_t cap)
 {
     if (n->join_due) {
         n->join_due = false;
         return sig_write_join(n->cfg.room, buf, cap);
     }
+    size_t len = poll_waiting(n, now, buf, cap);
+    if (len > 0) {
+        return len;
+    }
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         node_peer_t *np = &n->peers[i];
-        size_t len = 0;
+        len = 0;
         if (!np->used) {
             continue;
         }

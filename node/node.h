@@ -32,6 +32,14 @@
 #ifndef ZQ_NODE_EVENT_QUEUE
 #define ZQ_NODE_EVENT_QUEUE (4 * ZQ_NODE_MAX_PEERS + 4)
 #endif
+/** Members left out for want of a slot that the node remembers, to tell them and to dial them
+ *  when a slot frees; one more is refused all the same, counted in stats.waitlist_full. */
+#ifndef ZQ_NODE_WAITLIST
+#define ZQ_NODE_WAITLIST ZQ_NODE_MAX_PEERS
+#endif
+
+_Static_assert(ZQ_NODE_WAITLIST >= 1 && ZQ_NODE_WAITLIST <= 255,
+               "ZQ_NODE_WAITLIST: 1 to 255 members");
 
 _Static_assert(ZQ_SIG_SDP_MAX >= PEER_SDP_MAX, "our own offer or answer must fit a signalling "
                                                "frame (ZQ_SIG_SDP_MAX)");
@@ -51,8 +59,12 @@ typedef enum {
     NODE_EVENT_PEER_GONE,      /**< @c peer closed, failed or left */
     NODE_EVENT_WRITABLE,       /**< @c peer has room again */
     NODE_EVENT_PEER_REFUSED,   /**< a member joined or offered and every slot was taken; no
-                                    @c peer (NODE_NO_PEER). stats.peers_refused counts them all,
-                                    also those beyond a full event queue */
+                                    @c peer (NODE_NO_PEER). It is told (`refused`) and waits:
+                                    the node dials it when a slot frees. stats.peers_refused
+                                    counts them all, also those beyond a full event queue */
+    NODE_EVENT_WAITING,        /**< a member had no slot for us and said so (`refused`): it
+                                    dials us when it has; no @c peer (NODE_NO_PEER). Our own
+                                    dial to it, if any, is given up at once */
 } node_event_type_t;
 
 #define NODE_NO_PEER UINT8_MAX
@@ -90,13 +102,23 @@ typedef struct {
     uint32_t peers_refused;    /**< no free slot for someone who joined or offered */
     uint32_t rx_unmatched;     /**< datagrams no peer claimed */
     uint32_t rx_off_channel;   /**< messages on a channel that is not (or not yet) the room's */
+    uint32_t waitlist_full;    /**< refused and not remembered: never told, never dialed */
+    uint32_t refused_by_members; /**< `refused` frames from members full for now */
 } node_stats_t;
+
+/** A member left out for want of a slot (NODE_EVENT_PEER_REFUSED). */
+typedef struct {
+    char id[ZQ_SIG_ID_MAX + 1];
+    bool told;                 /* our `refused` frame went to the server */
+} node_waiting_t;
 
 typedef struct {
     node_config_t cfg;
     char my_id[ZQ_SIG_ID_MAX + 1];
     bool join_due;
     node_peer_t peers[ZQ_NODE_MAX_PEERS];
+    node_waiting_t waiting[ZQ_NODE_WAITLIST]; /* oldest first: dialed in that order */
+    uint8_t n_waiting;
     uint8_t next_tx;           /* round-robin over peers in poll_transmit */
     node_event_t events[ZQ_NODE_EVENT_QUEUE];
     uint8_t ev_head;

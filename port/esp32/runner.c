@@ -105,6 +105,12 @@ static void drain_events(zq_esp32_runner_t *r, uint64_t now)
             } else if (ev.type == NODE_EVENT_PEER_CONNECTED) {
                 ESP_LOGI(TAG, "peer %s connected in %u ms", node_peer_id(&r->node, ev.peer),
                          (unsigned)ev.elapsed_ms);
+            } else if (ev.type == NODE_EVENT_PEER_REFUSED) {
+                ESP_LOGW(TAG, "a member waits: all %d peer slots are taken (ZQ_NODE_MAX_PEERS); "
+                              "it is told, and dialed when one frees",
+                         ZQ_NODE_MAX_PEERS);
+            } else if (ev.type == NODE_EVENT_WAITING) {
+                ESP_LOGW(TAG, "a member has no peer slot for us yet; it dials us when it has");
             } else if (ev.type == NODE_EVENT_PEER_GONE) {
                 ESP_LOGI(TAG, "peer %s gone%s%s", node_peer_id(&r->node, ev.peer),
                          ev.failure == PEER_FAIL_NONE ? "" : ": ",

@@ -53,14 +53,11 @@ static const char *label(const zq_brk_runner_t *r)
     return r->opt.label != NULL ? r->opt.label : r->cmd;
 }
 
-/* A member left out for want of a slot, always; with --verbose: who is in the room, and when
- * each peer can be sent to. */
+/* A member left out for want of a slot (or we by one), always; with --verbose: who is in the
+ * room, and when each peer can be sent to. */
 static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
 {
-    if (ev->type == NODE_EVENT_PEER_REFUSED) { /* said even without --verbose: it is why */
-        (void)fprintf(stderr, "zq %s: a member of the room is left out: all %d peer slots are "
-                              "taken (ZQ_NODE_MAX_PEERS)\n",
-                      r->cmd, ZQ_NODE_MAX_PEERS);
+    if (zq_sig_link_note_slots(&r->sig, ev)) { /* said even without --verbose: it is why */
         return;
     }
     if (!r->opt.verbose) {

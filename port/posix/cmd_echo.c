@@ -59,9 +59,8 @@ static void print_event(echo_app_t *a, const node_event_t *ev)
                       node_peer_id(&a->node, ev->peer), ev->elapsed_ms);
         break;
     case NODE_EVENT_PEER_REFUSED:
-        (void)fprintf(stderr, "zq echo: a member of the room is left out: all %d peer slots are "
-                              "taken (ZQ_NODE_MAX_PEERS)\n",
-                      ZQ_NODE_MAX_PEERS);
+    case NODE_EVENT_WAITING:
+        (void)zq_sig_link_note_slots(&a->sig, ev);
         break;
     case NODE_EVENT_PEER_GONE:
         (void)fprintf(stderr, "zq echo: peer %s gone%s%s%s\n", node_peer_id(&a->node, ev->peer),

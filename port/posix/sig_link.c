@@ -86,3 +86,17 @@ void zq_sig_link_close(zq_sig_link_t *l)
 {
     zq_ws_client_close(&l->ws);
 }
+
+bool zq_sig_link_note_slots(const zq_sig_link_t *l, const node_event_t *ev)
+{
+    if (ev->type == NODE_EVENT_PEER_REFUSED) {
+        (void)fprintf(stderr, "zq %s: a member of the room waits: all %d peer slots are taken "
+                              "(ZQ_NODE_MAX_PEERS); it is told, and dialed when one frees\n",
+                      l->cmd, ZQ_NODE_MAX_PEERS);
+    } else if (ev->type == NODE_EVENT_WAITING) {
+        (void)fprintf(stderr, "zq %s: a member of the room has no peer slot for us yet; it "
+                              "dials us when it has\n",
+                      l->cmd);
+    }
+    return ev->type == NODE_EVENT_PEER_REFUSED || ev->type == NODE_EVENT_WAITING;
+}

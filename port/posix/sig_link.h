@@ -43,5 +43,8 @@ uint64_t zq_sig_link_next_timeout(const zq_sig_link_t *l);
 /** Sends the node's frames, in order; one the socket cannot take waits for the next turn. */
 void zq_sig_link_flush(zq_sig_link_t *l, uint64_t now);
 void zq_sig_link_close(zq_sig_link_t *l);
+/** Says on stderr why a member and we are not connected (NODE_EVENT_PEER_REFUSED: it waits
+ *  for our slot; NODE_EVENT_WAITING: we wait for its). @return whether @p ev was one. */
+bool zq_sig_link_note_slots(const zq_sig_link_t *l, const node_event_t *ev);
 
 #endif /* ZQ_PORT_POSIX_SIG_LINK_H */

@@ -38,6 +38,7 @@ typedef struct {
     unsigned gone;        /* PEER_GONE events */
     unsigned timed_out;   /* of which: never answered or never connected */
     unsigned refused;     /* NODE_EVENT_PEER_REFUSED: no slot for a member */
+    unsigned waiting;     /* NODE_EVENT_WAITING: a member had no slot for us */
     unsigned long received;
     char last[128];
     /* With the echo service (node/echo.h) instead of the test's own echo: */
@@ -154,6 +155,7 @@ static void take_events(member_t *m)
         m->gone += ev.type == NODE_EVENT_PEER_GONE;
         m->timed_out += ev.type == NODE_EVENT_PEER_GONE && ev.failure == PEER_FAIL_TIMEOUT;
         m->refused += ev.type == NODE_EVENT_PEER_REFUSED;
+        m->waiting += ev.type == NODE_EVENT_WAITING;
         if (m->runs_echo) {
             echo_handle_event(&m->echo, now, &ev);
         }
@@ -368,39 +370,103 @@ static bool holds_open_peer(unsigned i, const char *id)
     return false;
 }
 
-static void more_members_than_peer_slots_are_refused_cleanly(void **state)
+/* Every slot a member holds is an open connection that its other end holds too. */
+static void assert_no_half_connections(unsigned i)
 {
-    (void)state;
+    for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
+        const node_peer_t *np = &members[i].node.peers[k];
+        assert_true(!np->used || np->open); /* no slot is held by a dead attempt */
+        if (np->used) {
+            unsigned j = 0;
+            while (j < n_members && strcmp(members[j].node.my_id, np->id) != 0) {
+                j++;
+            }
+            assert_true(j < n_members);
+            assert_true(holds_open_peer(j, members[i].node.my_id));
+        }
+    }
+}
+
+static void crowd_joins(void)
+{
     for (int i = 0; i < NODES; i++) {
         add_member("crowd");
     }
-    /* Six members, four slots each: some joins and offers find no room. An offer the other
-     * side refused is never answered, and fails after ZQ_PEER_CONNECT_TIMEOUT_MS. */
+    /* Six members, four slots each: some joins and offers find no room. */
     run_until(now + ZQ_PEER_CONNECT_TIMEOUT_MS + 15000, NULL);
+}
+
+static void members_left_out_for_want_of_a_slot_are_told_and_no_dial_times_out(void **state)
+{
+    (void)state;
+    crowd_joins();
     unsigned refused = 0;
-    unsigned timed_out = 0;
+    unsigned told = 0;
     for (unsigned i = 0; i < NODES; i++) {
-        refused += members[i].node.stats.peers_refused;
-        assert_int_equal(members[i].refused, members[i].node.stats.peers_refused); /* each told */
-        timed_out += members[i].timed_out;
+        const node_stats_t *st = &members[i].node.stats;
+        refused += st->peers_refused;
+        told += members[i].waiting;
+        assert_int_equal(members[i].refused, st->peers_refused); /* the application knows */
+        assert_int_equal(members[i].waiting, st->refused_by_members);
+        assert_int_equal(st->waitlist_full, 0);
+        /* A refused dial ends when the refusal comes, not at ZQ_PEER_CONNECT_TIMEOUT_MS. */
+        assert_int_equal(members[i].timed_out, 0);
         assert_true(open_peers(i) >= 1 && open_peers(i) <= ZQ_NODE_MAX_PEERS);
-        for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
-            const node_peer_t *np = &members[i].node.peers[k];
-            assert_true(!np->used || np->open); /* no slot is held by a dead attempt */
-            if (np->used) {                     /* and every connection is seen from both ends */
-                unsigned j = 0;
-                while (j < NODES && strcmp(members[j].node.my_id, np->id) != 0) {
-                    j++;
-                }
-                assert_true(j < NODES);
-                assert_true(holds_open_peer(j, members[i].node.my_id));
+        assert_no_half_connections(i);
+    }
+    assert_true(refused > 0);
+    /* Each refusal is told, once per time it is made (two before the frame went: one frame). */
+    assert_true(told > 0 && told <= refused);
+    printf("    %u joins or offers refused for want of a slot, %u refusals told\n", refused,
+           told);
+}
+
+static unsigned leaver; /* the member who left the crowd */
+
+/* Each member but the leaver holds an open connection to each other one. */
+static bool the_rest_fully_meshed(void)
+{
+    for (unsigned i = 0; i < NODES; i++) {
+        for (unsigned j = 0; j < NODES; j++) {
+            if (i != leaver && j != leaver && i != j &&
+                !holds_open_peer(i, members[j].node.my_id)) {
+                return false;
             }
         }
     }
-    assert_true(refused > 0);
-    assert_true(timed_out > 0);
-    printf("    %u joins or offers refused for want of a slot, %u dials timed out\n", refused,
-           timed_out);
+    return true;
+}
+
+static void a_member_left_out_is_dialed_when_a_slot_frees(void **state)
+{
+    (void)state;
+    crowd_joins();
+    /* The first member leaves: five remain, four slots each. The members it leaves apart
+     * (6 members, 4 slots) come together only if the one that refused dials the one it left
+     * out, as nobody hears peer_joined again. */
+    leaver = 0;
+    assert_false(the_rest_fully_meshed());
+    go_offline(leaver);
+    run_until(now + ZQ_PEER_CONNECT_TIMEOUT_MS, the_rest_fully_meshed);
+    assert_true(the_rest_fully_meshed());
+    for (unsigned i = 1; i < NODES; i++) {
+        assert_int_equal(members[i].timed_out, 0);
+        assert_int_equal(members[i].node.n_waiting, 0);
+    }
+}
+
+static void a_refusal_from_a_member_we_hold_no_slot_for_is_still_reported(void **state)
+{
+    (void)state;
+    add_member("room");
+    settle(0);
+    static const char refused[] =
+        "{\"type\":\"refused\",\"peerId\":\"nobody\",\"reason\":\"full\"}";
+    node_handle_signal(&members[0].node, now, refused, strlen(refused));
+    settle(0);
+    assert_int_equal(members[0].waiting, 1);
+    assert_int_equal(members[0].node.stats.refused_by_members, 1);
+    assert_int_equal(members[0].node.stats.signal_malformed, 0);
 }
 
 static void garbage_signalling_is_counted_and_ignored(void **state)
@@ -595,7 +661,11 @@ int main(void)
         cmocka_unit_test_setup(three_members_form_a_full_mesh_and_echo, reset),
         cmocka_unit_test_setup(members_of_other_rooms_never_connect, reset),
         cmocka_unit_test_setup(a_member_who_leaves_is_forgotten_and_can_come_back, reset),
-        cmocka_unit_test_setup(more_members_than_peer_slots_are_refused_cleanly, reset),
+        cmocka_unit_test_setup(
+            members_left_out_for_want_of_a_slot_are_told_and_no_dial_times_out, reset),
+        cmocka_unit_test_setup(a_member_left_out_is_dialed_when_a_slot_frees, reset),
+        cmocka_unit_test_setup(a_refusal_from_a_member_we_hold_no_slot_for_is_still_reported,
+                               reset),
         cmocka_unit_test_setup(garbage_signalling_is_counted_and_ignored, reset),
         cmocka_unit_test_setup(echo_service_returns_every_size_and_kind_through_small_buffers,
                                reset),
