@@ -187,6 +187,9 @@ export interface Events {
   peer_failed: { id: string; reason: string };
   /** We dialed a member 10 times in vain and stopped. */
   peer_unreachable: { id: string };
+  /** A member has no peer slot for us yet (a zq device with all its slots taken says
+   *  `refused`): it dials us when one frees. reason: "full". */
+  waiting: { id: string; reason: string };
   /** A publisher's messages first..last (seqs) that may have matched are gone. */
   lost: { from: string; fp: string; epoch: string; first: number; last: number };
   /** QoS 1 messages a receiver that never came back missed. */

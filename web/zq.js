@@ -183,7 +183,7 @@ export class ZQ {
   // ---- Events --------------------------------------------------------------------------------
 
   /** Listens to an event: peer, peer_left, peer_down, lost, undelivered, dead_letter,
-   *  job_done, dlq, connected, disconnected, peer_failed, peer_unreachable, error.
+   *  job_done, dlq, connected, disconnected, peer_failed, peer_unreachable, waiting, error.
    *  @returns a function that stops listening. */
   on(event, fn) {
     if (!this.listeners.has(event)) this.listeners.set(event, new Set());

@@ -49,7 +49,7 @@ function meshWithEntry() {
       linkData: (h, data) => seen.push(`data ${h} ${data}`),
       linkDrain() {},
       linkDown: (h) => seen.push(`down ${h}`),
-      event() {},
+      event: (name, data) => seen.push(`${name} ${JSON.stringify(data)}`),
     },
   });
   const e = mesh.newEntry('b', 'offerer');
@@ -91,5 +91,26 @@ test('messages on a channel a later one replaced are not delivered', () => {
   first.onmessage({ data: 'old' });
   second.onmessage({ data: 'new' });
   assert.deepEqual(seen, ['up b', 'down b', 'up b', 'data b new']);
+  mesh.close();
+});
+
+test('a refusal ends our dial to that member at once, with no redial, and says we wait', async () => {
+  const { mesh, e, seen } = meshWithEntry();
+  let closed = false;
+  e.pc.close = () => { closed = true; };
+  await mesh.onSignal({ type: 'refused', peerId: 'b', reason: 'full' });
+  assert.ok(closed, 'the dial is given up before its open timeout');
+  assert.equal(mesh.peers.has('b'), false);
+  assert.equal(mesh.redials.has('b'), false, 'no redial: the member dials us when it has a slot');
+  assert.deepEqual(seen, ['waiting {"id":"b","reason":"full"}']);
+  mesh.close();
+});
+
+test('a refusal does not touch a connection that is up', async () => {
+  const { mesh, e, seen } = meshWithEntry();
+  mesh.adopt(e, fakeChannel('open'));
+  await mesh.onSignal({ type: 'refused', peerId: 'b' });
+  assert.ok(mesh.peers.get('b') === e && e.handle);
+  assert.deepEqual(seen, ['up b', 'waiting {"id":"b","reason":"full"}']);
   mesh.close();
 });

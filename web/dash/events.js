@@ -42,6 +42,8 @@ export function logEvents(zq, log) {
   on('peer_failed', 'peer', 'warn', (d) => (who) => `${who(d.id)}: connection failed ` +
     `(${d.reason})`);
   on('peer_unreachable', 'peer', 'bad', (d) => (who) => `${who(d.id)} unreachable: gave up`);
+  on('waiting', 'peer', 'warn', (d) => (who) => `${who(d.id)} has no peer slot for us yet ` +
+    `(${d.reason}); it dials us when one frees`);
   on('lost', 'lost', 'warn', (l) => (who) => `${l.last - l.first + 1} message(s) of ` +
     `${who(l.from)} gone (seq ${l.first}..${l.last})`);
   on('undelivered', 'undelivered', 'bad', (u) => `${u.count} QoS 1 message(s) never reached ` +

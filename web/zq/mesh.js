@@ -155,6 +155,7 @@ export class Mesh {
       case 'answer': return this.onAnswer(m.peerId, m.sdp);
       case 'ice_candidate': return this.onCandidate(m.peerId, m.candidate);
       case 'peer_left': return this.onPeerLeft(m.peerId);
+      case 'refused': return this.onRefused(m.peerId, m.reason);
       case 'error': return this.h.event('error', new ZQError('REFUSED', `signalling: ${m.reason}`));
       default: return undefined; /* what ZeroQ's clients do not know, they ignore */
     }
@@ -258,6 +259,21 @@ export class Mesh {
     if (e) e.redial = false;
     this.closeEntry(e, 'left');
     this.h.event('peer_left', { id });
+  }
+
+  /** A member with every peer slot taken (a zq device) says so, and dials us when one frees:
+   *  a dial of ours to it ends now, before its open timeout, and is not redialed. */
+  onRefused(id, reason) {
+    if (typeof id !== 'string') return;
+    const r = this.redials.get(id);
+    if (r) clearTimeout(r.timer);
+    this.redials.delete(id);
+    const e = this.peers.get(id);
+    if (e && !e.handle) {
+      e.redial = false;
+      this.closeEntry(e, 'refused');
+    }
+    this.h.event('waiting', { id, reason: typeof reason === 'string' ? reason : 'full' });
   }
 
   /** The channel: one per connection (a second one replaces the first, as in ZeroQ). Its

@@ -17,7 +17,7 @@ function log(line) {
 const zq = new ZQ({ room, log, iceServers: [] });
 window.zq = zq;
 for (const ev of ['peer', 'peer_left', 'peer_down', 'lost', 'undelivered', 'dead_letter',
-  'connected', 'disconnected', 'peer_failed', 'peer_unreachable', 'error']) {
+  'connected', 'disconnected', 'peer_failed', 'peer_unreachable', 'waiting', 'error']) {
   zq.on(ev, (d) => log(`event ${ev} ${d instanceof Error ? d.stack : JSON.stringify(d)}`));
 }
 
@@ -34,6 +34,8 @@ function record(m) {
 zq.subscribe('sensors.#', record);
 zq.subscribe('actuators.#', record);
 zq.on('job_done', (d) => jobsDone.push(d));
+const waiting = [];        /* members that had no peer slot for us (waiting events) */
+zq.on('waiting', (d) => waiting.push(d.id));
 
 /** Resolves with fn()'s first truthy value, polling; rejects after @p ms saying @p what. */
 async function until(fn, ms, what) {
@@ -50,6 +52,7 @@ window.t = {
   ready: zq.connect().then(() => zq.id),
   seen,
   jobsDone,
+  waiting,
   /** The peer id of device @p name, once it published (or we got its last value). */
   device: (name, ms = 15000) => until(() => devices.get(name), ms, `device ${name}`),
   /** Resolves once peer @p id's sub lists every pattern of @p topics, services @p services
