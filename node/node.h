@@ -35,7 +35,7 @@
 /** Members left out for want of a slot that the node remembers, to tell them and to dial them
  *  when a slot frees; one more is refused all the same, counted in stats.waitlist_full. */
 #ifndef ZQ_NODE_WAITLIST
-#define ZQ_NODE_WAITLIST ZQ_NODE_MAX_PEERS
+#define ZQ_NODE_WAITLIST 4
 #endif
 
 _Static_assert(ZQ_NODE_WAITLIST >= 1 && ZQ_NODE_WAITLIST <= 255,
