@@ -91,17 +91,24 @@ zq_err_t sig_parse_frame(const char *frame, size_t len, sig_event_t *ev)
     }
 }
 
-size_t sig_write_join(const char *room, char *out, size_t cap)
+/* A flat object of string members: @p pairs holds key, value, key, value... */
+static size_t write_strings(char *out, size_t cap, const char *const *pairs, size_t n_pairs)
 {
     json_writer_t w;
     json_writer_init(&w, out, cap);
     json_object_begin(&w);
-    json_key(&w, "type");
-    json_string(&w, "join", 4);
-    json_key(&w, "topicId");
-    json_string(&w, room, strlen(room));
+    for (size_t i = 0; i < 2 * n_pairs; i += 2) {
+        json_key(&w, pairs[i]);
+        json_string(&w, pairs[i + 1], strlen(pairs[i + 1]));
+    }
     json_object_end(&w);
     return json_finish(&w);
+}
+
+size_t sig_write_join(const char *room, char *out, size_t cap)
+{
+    const char *const pairs[] = {"type", "join", "topicId", room};
+    return write_strings(out, cap, pairs, 2);
 }
 
 size_t sig_write_description(bool offer, const char *to, const char *sdp, size_t sdp_len,
@@ -153,15 +160,6 @@ size_t sig_write_candidate(const char *to, const char *line, const char *ufrag, 
 
 size_t sig_write_refused(const char *to, const char *reason, char *out, size_t cap)
 {
-    json_writer_t w;
-    json_writer_init(&w, out, cap);
-    json_object_begin(&w);
-    json_key(&w, "type");
-    json_string(&w, "refused", 7);
-    json_key(&w, "peerId");
-    json_string(&w, to, strlen(to));
-    json_key(&w, "reason");
-    json_string(&w, reason, strlen(reason));
-    json_object_end(&w);
-    return json_finish(&w);
+    const char *const pairs[] = {"type", "refused", "peerId", to, "reason", reason};
+    return write_strings(out, cap, pairs, 3);
 }

@@ -224,15 +224,23 @@ static void forwarded_frames_name_the_sender_and_keep_every_other_member(void **
     assert_non_null(strstr(s->frame, "\"extra\":[1,{\"x\":null}]"));
 }
 
+/* Three clients connect and join @p room, in order. */
+static void three_join(const char *room, unsigned out[3])
+{
+    for (int i = 0; i < 3; i++) {
+        out[i] = connect_client(NULL);
+    }
+    for (int i = 0; i < 3; i++) {
+        join(out[i], room);
+    }
+}
+
 static void offer_and_answer_reach_the_addressed_peer_only(void **state)
 {
     (void)state;
-    unsigned a = connect_client(NULL);
-    unsigned b = connect_client(NULL);
-    unsigned c = connect_client(NULL);
-    join(a, "room");
-    join(b, "room");
-    join(c, "room");
+    unsigned m[3];
+    three_join("room", m);
+    unsigned a = m[0], b = m[1], c = m[2];
     char frame[256];
     snprintf(frame, sizeof frame,
              "{\"type\":\"offer\",\"peerId\":\"%s\",\"sdp\":{\"type\":\"offer\",\"sdp\":\"v=0\\r\\n\"}}",
@@ -254,12 +262,9 @@ static void offer_and_answer_reach_the_addressed_peer_only(void **state)
 static void a_refusal_reaches_the_member_left_out_naming_who_refused(void **state)
 {
     (void)state;
-    unsigned full = connect_client(NULL);
-    unsigned other = connect_client(NULL);
-    unsigned newcomer = connect_client(NULL);
-    join(full, "room");
-    join(other, "room");
-    join(newcomer, "room");
+    unsigned m[3];
+    three_join("room", m);
+    unsigned full = m[0], other = m[1], newcomer = m[2];
     char frame[256];
     size_t len = sig_write_refused(id_of(newcomer), "full", frame, sizeof frame);
     assert_true(len > 0);
