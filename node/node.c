@@ -203,6 +203,7 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
         (void)peer_add_host_candidate(&np->peer, now, &n->cfg.hosts[h]);
     }
     memcpy(np->id, id, strlen(id) + 1);
+    wait_list_remove(n, id); /* it has a slot now: a later dial would replace this connection */
     np->used = true;
     np->dialing = dialing;
     np->offer_due = dialing;
@@ -279,8 +280,11 @@ static void take_description(node_t *n, uint64_t now, bool offer)
 static void take_refusal(node_t *n)
 {
     int i = find_peer(n, n->sig.peer);
+    if (i >= 0 && n->peers[i].open) {
+        return; /* stale: it has dialed us since */
+    }
     n->stats.refused_by_members++;
-    if (i >= 0 && !n->peers[i].open) {
+    if (i >= 0) {
         forget(n, i, PEER_FAIL_NONE);
     }
     (void)push_event(n, NODE_EVENT_WAITING, NODE_NO_PEER, PEER_FAIL_NONE);

@@ -469,6 +469,30 @@ static void a_refusal_from_a_member_we_hold_no_slot_for_is_still_reported(void *
     assert_int_equal(members[0].node.stats.signal_malformed, 0);
 }
 
+static void say_to(unsigned i, const char *type, const char *id)
+{
+    char frame[128];
+    int len = snprintf(frame, sizeof frame, "{\"type\":\"%s\",\"peerId\":\"%s\"}", type, id);
+    node_handle_signal(&members[i].node, now, frame, (size_t)len);
+}
+
+/* A member that got a slot some other way than our dial from the wait list (here it joined
+ * again as a slot was draining) leaves the list: a later dial would replace its connection. */
+static void a_member_given_a_slot_leaves_the_wait_list(void **state)
+{
+    (void)state;
+    add_member("room");
+    static const char *ids[] = {"m1", "m2", "m3", "m4", "m5"};
+    for (int k = 0; k < 5; k++) {
+        say_to(0, "peer_joined", ids[k]);
+    }
+    assert_int_equal(members[0].node.n_waiting, 1); /* 4 slots: m5 waits */
+    say_to(0, "peer_left", "m1"); /* its slot drains */
+    say_to(0, "peer_joined", "m5");
+    assert_int_equal(members[0].node.n_waiting, 0);
+    assert_int_equal(members[0].node.stats.peers_refused, 1);
+}
+
 static void garbage_signalling_is_counted_and_ignored(void **state)
 {
     (void)state;
@@ -666,6 +690,7 @@ int main(void)
         cmocka_unit_test_setup(a_member_left_out_is_dialed_when_a_slot_frees, reset),
         cmocka_unit_test_setup(a_refusal_from_a_member_we_hold_no_slot_for_is_still_reported,
                                reset),
+        cmocka_unit_test_setup(a_member_given_a_slot_leaves_the_wait_list, reset),
         cmocka_unit_test_setup(garbage_signalling_is_counted_and_ignored, reset),
         cmocka_unit_test_setup(echo_service_returns_every_size_and_kind_through_small_buffers,
                                reset),
