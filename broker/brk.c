@@ -199,9 +199,17 @@ static bool on_envelope(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, 
     return e.kind == BRK_KIND_MESSAGE && brk_on_message(b, now, slot, &e, ev);
 }
 
-static bool dispatch(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, brk_event_t *ev)
+/* Frames only a zq peer sends, and only after its hello. */
+static bool zq_only(brk_frame_type_t type)
 {
-    switch (brk_frame_type(obj)) {
+    return type != BRK_FRAME_ENVELOPE && type != BRK_FRAME_PING && type != BRK_FRAME_PONG &&
+           type != BRK_FRAME_GOSSIP && type != BRK_FRAME_HELLO && type != BRK_FRAME_UNKNOWN;
+}
+
+static bool dispatch(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj,
+                     brk_frame_type_t type, brk_event_t *ev)
+{
+    switch (type) {
     case BRK_FRAME_ENVELOPE:
         return on_envelope(b, now, slot, obj, ev);
     case BRK_FRAME_PING:
@@ -250,8 +258,17 @@ bool brk_handle_frame(brk_t *b, uint64_t now, uint8_t slot, const char *text, si
     }
     memset(ev, 0, sizeof *ev);
     ev->peer = slot;
-    b->peers[slot].classified = true; /* a hello, or a ZeroQ peer's gossip: publishing starts */
-    return dispatch(b, now, slot, obj, ev);
+    brk_frame_type_t type = brk_frame_type(obj);
+    brk_peer_t *p = &b->peers[slot];
+    if (!p->classified && zq_only(type)) {
+        /* A zq peer's frame before its hello: the hello was lost on the way (a browser dropped
+         * it, PROTOCOL.md §2) and comes again. Taken for ZeroQ now, the peer would be sent
+         * ZeroQ's form until then, and its hello's resume point would replay that. */
+        p->hello_lost = true;
+    } else {
+        p->classified = true; /* a hello, or a ZeroQ peer's gossip: publishing starts */
+    }
+    return dispatch(b, now, slot, obj, type, ev);
 }
 
 /* Reads frames of one peer until one makes an application event. */

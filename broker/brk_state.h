@@ -23,6 +23,9 @@
 /** A peer that has sent nothing this long after its channel opened is taken for a ZeroQ
  *  peer (zq peers send hello at once; ZeroQ ones gossip at once, but may not). */
 #define BRK_HELLO_WAIT_MS 1000
+/** ...and one whose zq frames came before its hello (lost on the way) waits this long for the
+ *  hello, which a zq.js page sends again up to 3 times, 0.5 s apart (PROTOCOL.md §2). */
+#define BRK_HELLO_LOST_WAIT_MS (2 * BRK_HELLO_WAIT_MS)
 
 typedef struct {
     char text[ZQ_BRK_NAME_MAX + 1];
@@ -37,6 +40,7 @@ typedef struct {
     bool classified;         /* its first frame arrived: a hello (zq) or anything (ZeroQ,
                                 which gossips at once), or BRK_HELLO_WAIT_MS went by:
                                 publishing to it may start */
+    bool hello_lost;         /* its zq frames came before its hello: not ZeroQ, it waits */
     bool zq;                 /* its hello arrived */
     bool wants_all;          /* ZeroQ peer, or its sub did not fit: every message */
     uint8_t fp[BRK_FP_HEX / 2]; /* identity: its certificate fingerprint's first 8 bytes */

@@ -333,6 +333,9 @@ void brk_on_hello(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
             brk_pub_resume(b, now, slot, h.resume[i].seq);
         }
     }
+    if (!again && p->sub_received) {
+        brk_pub_sub_changed(b, now, slot); /* its sub came first, and waited for this hello */
+    }
 }
 
 static bool name_matches_any(const brk_name_t *names, uint8_t n, const char *text, size_t len,
@@ -466,6 +469,12 @@ bool brk_peer_read_frame(brk_t *b, uint64_t now, uint8_t slot)
 
 /* ---- Heartbeat (ZeroQ: ping every 10 s, a peer silent for 30 s is gone) ------------------- */
 
+/* When a peer that has not said hello is taken for ZeroQ. */
+static uint64_t hello_deadline(const brk_peer_t *p)
+{
+    return p->opened_at + (p->hello_lost ? BRK_HELLO_LOST_WAIT_MS : BRK_HELLO_WAIT_MS);
+}
+
 uint64_t brk_peers_next_timeout(const brk_t *b)
 {
     uint64_t t = ZQ_TIME_NEVER;
@@ -474,7 +483,7 @@ uint64_t brk_peers_next_timeout(const brk_t *b)
         if (p->open) {
             t = zq_time_min(t, zq_time_min(p->next_ping_at, p->last_rx + b->cfg.silence_ms));
             t = p->ack_due ? zq_time_min(t, p->ack_at) : t;
-            t = p->classified ? t : zq_time_min(t, p->opened_at + BRK_HELLO_WAIT_MS);
+            t = p->classified ? t : zq_time_min(t, hello_deadline(p));
         }
     }
     return t;
@@ -496,8 +505,11 @@ void brk_peers_timeout(brk_t *b, uint64_t now)
             p->ping_due = true;
             p->next_ping_at = now + b->cfg.ping_ms;
         }
-        if (!p->classified && now >= p->opened_at + BRK_HELLO_WAIT_MS) {
-            p->classified = true; /* silent so far: a ZeroQ peer, which wants everything */
+        if (!p->classified && now >= hello_deadline(p)) {
+            p->classified = true; /* no hello so far: a ZeroQ peer, which wants everything */
+            if (p->sub_received) {
+                brk_pub_sub_changed(b, now, i); /* (its sub came, its hello never did) */
+            }
         }
     }
 }

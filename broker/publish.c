@@ -397,6 +397,10 @@ static void send_last_values(brk_t *b, uint64_t now, uint8_t slot)
 void brk_pub_sub_changed(brk_t *b, uint64_t now, uint8_t slot)
 {
     brk_peer_t *p = &b->peers[slot];
+    if (!p->classified) {
+        return; /* a sub before the hello (lost, it comes again): the hello's resume point
+                   first, then last values, or both would send the same messages */
+    }
     (void)receiver_of(b, slot);
     if (!p->lvc_offered && !p->resumed) {
         p->lvc_offered = true;

@@ -726,6 +726,69 @@ static void a_hello_again_replays_nothing(void **state)
     assert_false(raw_saw(1, "\"topic\":\"t\""));
 }
 
+static unsigned raw_count(unsigned i, const char *needle)
+{
+    const mesh_member_t *m = &mesh.members[i];
+    unsigned n = 0;
+    for (size_t k = 0; k < m->n_raw; k++) {
+        n += strstr(m->raw[k].text, needle) != NULL;
+    }
+    return n;
+}
+
+/* Broker 0 and a raw member 1 that plays a zq peer, connected; nothing said yet. */
+static void zq_raw_room(uint64_t seed)
+{
+    mesh_reset(seed, clean);
+    mesh_add("room", true, NULL, -1);
+    mesh_add("room", false, NULL, -1);
+    want_members = 2;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+}
+
+/* A peer's sub before its hello: the hello was lost (a browser dropped it) and comes again.
+ * The peer is no ZeroQ peer meanwhile: sent ZeroQ's form, it would get what its hello's resume
+ * point then replays a second time (PROTOCOL.md §2). */
+static void a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice(void **state)
+{
+    (void)state;
+    zq_raw_room(51);
+    const brk_t *b = broker(0);
+    char fp[2 * sizeof b->own_fp + 1];
+    fp[zq_hex_encode(fp, b->own_fp, sizeof b->own_fp)] = '\0';
+    char resume[96];
+    (void)snprintf(resume, sizeof resume,
+                   ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":0}]", fp,
+                   (unsigned)b->pub.epoch);
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
+    publish(0, "t", "1", BRK_QOS_1);
+    mesh_run_for(600);
+    assert_false(b->peers[0].classified);
+    assert_false(raw_saw(1, "\"topic\":\"t\""));
+    raw_hello(65536, "\"sub\",\"qos1\",\"replay\"", resume); /* sent again, 0.5 s on */
+    mesh_run_for(100);
+    assert_true(b->peers[0].zq && b->peers[0].sub_received); /* its sub stands */
+    assert_true(raw_saw(1, "\"type\":\"__zq_sub__\""));
+    publish(0, "t", "2", BRK_QOS_1);
+    mesh_run_for(100);
+    assert_int_equal(raw_count(1, "\"topic\":\"t\""), 2); /* 1 and 2, each once */
+}
+
+/* ...but a peer whose hello never comes is taken for ZeroQ in the end (BRK_HELLO_LOST_WAIT_MS),
+ * and sent in ZeroQ's form what its sub asked for. */
+static void a_sub_with_no_hello_after_it_is_taken_for_zeroq_after_two_seconds(void **state)
+{
+    (void)state;
+    zq_raw_room(52);
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
+    publish(0, "t", "1", BRK_QOS_0);
+    mesh_run_for(1500);
+    assert_false(broker(0)->peers[0].classified);
+    mesh_run_for(600);
+    assert_true(broker(0)->peers[0].classified && !broker(0)->peers[0].zq);
+    assert_true(raw_saw(1, "\"topic\":\"t\""));
+}
+
 /* A due frame the peer cannot take (our sub, longer than the "max" its hello set) is not
  * retried forever, and not dropped in silence either: it is counted. */
 static void a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence(void **state)
@@ -955,6 +1018,8 @@ int main(void)
         cmocka_unit_test(a_hello_after_the_wait_still_gets_our_sub),
         cmocka_unit_test(a_hello_again_gets_our_sub_again_and_keeps_its_sub),
         cmocka_unit_test(a_hello_again_replays_nothing),
+        cmocka_unit_test(a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice),
+        cmocka_unit_test(a_sub_with_no_hello_after_it_is_taken_for_zeroq_after_two_seconds),
         cmocka_unit_test(a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence),
         cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),

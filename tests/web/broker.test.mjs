@@ -44,7 +44,7 @@ test('a hello lost on the way is sent again until the sub comes; then never agai
   await flush();
   const [pa] = a.broker.peers;
   const [pb] = b.broker.peers;
-  assert.ok(!pa.zq, 'alice took bob for ZeroQ: his sub came first');
+  assert.ok(!pa.zq && !pa.classified, 'alice waits for bob\'s hello: his sub, a zq frame, came first');
   assert.ok(pb.zq && !pb.subReceived, 'bob has alice\'s hello, not her sub');
   await clock.advance(5000);
   for (const [n, p] of [[a, pa], [b, pb]]) {
@@ -54,6 +54,31 @@ test('a hello lost on the way is sent again until the sub comes; then never agai
   const hellos = sentFrames(link.ba, '__zq_hello__').length;
   await clock.advance(10000);
   assert.equal(sentFrames(link.ba, '__zq_hello__').length, hellos, 'not once the sub came');
+});
+
+test('a sub before the hello (lost on the way): nothing goes in ZeroQ form, nothing twice', async () => {
+  const clock = new Clock();
+  const a = makeNode('alice', clock);
+  const b = makeNode('bob', clock);
+  const got = collect(b, 'news.#');
+  const link = connect(a, b);
+  const lost = link.ba.queue.shift();
+  link.ba.buffered -= Buffer.byteLength(lost);
+  assert.match(lost, /__zq_hello__/);
+  await flush();
+  a.broker.pub.publish('news.x', 1, { qos: 1 }).catch(() => {});
+  await clock.advance(300);
+  const [pa] = a.broker.peers;
+  assert.ok(!pa.classified && pa.subReceived, 'bob\'s sub is kept while alice waits for his hello');
+  assert.equal(sentFrames(link.ab, 'envelope').length, 0, 'nothing to bob before his hello');
+  await clock.advance(5000); /* bob's hello again, 0.5 s after alice's */
+  assert.ok(pa.zq && pa.subReceived);
+  assert.deepEqual(got.map((m) => m.payload), [1]);
+  const second = a.broker.pub.publish('news.x', 2, { qos: 1 });
+  await clock.advance(100);
+  await second; /* acked */
+  assert.deepEqual(got.map((m) => m.payload), [1, 2]);
+  assert.equal(sentFrames(link.ab, 'envelope').length, 2, 'each once');
 });
 
 test('a hello again is answered with the sub again, and replays nothing', async () => {

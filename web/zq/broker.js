@@ -22,6 +22,9 @@ import { Subscriber } from './deliver.js';
 import { Producer, Consumer } from './queue.js';
 import { Rpc } from './rpc.js';
 
+/** Frames only a zq peer sends, and only after its hello. */
+const ZQ_ONLY = new Set(['sub', 'ack', 'lost', 'ready', 'done', 'dlq', 'dlqJobs', 'rep']);
+
 export const DEFAULTS = {
   maxFrame: 4 * 1024 * 1024, // hello's "max": our reassembly limit, and the largest we send
   ringEntries: 4096,         // replay ring: messages...
@@ -59,6 +62,7 @@ class Peer {
     this.openedAt = now;
     this.lastRx = now;
     this.classified = false; /* its first frame arrived, or helloWaitMs went by */
+    this.helloLost = false;  /* its zq frames came before its hello: it waits for the hello */
     this.zq = false;         /* its hello arrived */
     this.features = new Set();
     this.maxFrame = Infinity;
@@ -163,7 +167,7 @@ export class Broker {
     this.peers.add(p);
     this.pub.peerUp(p);
     this.sendHello(p);
-    this.timer(this.cfg.helloWaitMs, () => this.classify(p), p);
+    this.timer(this.cfg.helloWaitMs, () => this.silent(p), p);
     this.heartbeat(p);
     return p;
   }
@@ -211,6 +215,16 @@ export class Broker {
   /** The channel's buffer drained below lowWater: go on sending. */
   linkDrain(p) {
     this.flush(p);
+  }
+
+  /** helloWaitMs went by with no hello: a peer that said nothing, or whose hello still has not
+   *  come again after its zq frames (one more helloWaitMs), is taken for ZeroQ. */
+  silent(p, more = 1) {
+    if (p.helloLost && !p.classified && more > 0) {
+      this.timer(this.cfg.helloWaitMs, () => this.silent(p, more - 1), p);
+    } else {
+      this.classify(p);
+    }
   }
 
   /** Its first frame, or helloWaitMs of silence: from now on it is zq or ZeroQ. */
@@ -371,7 +385,11 @@ export class Broker {
     }
     const type = wire.frameType(f.obj);
     if (type === 'hello') this.onHello(p, f.obj, f.inexact);
-    if (!p.classified) this.classify(p); /* a hello, or a ZeroQ peer's first frame */
+    /* A zq frame before the hello: the hello was lost on the way (Chromium 156 drops a first
+     * message now and then) and comes again. Taken for ZeroQ now, the peer would be sent
+     * ZeroQ's form until then, and its hello's resume point would replay that (§2). */
+    if (!p.classified && !p.zq && ZQ_ONLY.has(type)) p.helloLost = true;
+    else if (!p.classified) this.classify(p); /* a hello, or a ZeroQ peer's first frame */
     this.dispatch(p, type, f.obj, f.inexact);
   }
 
@@ -415,11 +433,12 @@ export class Broker {
     p.epoch = h.epoch;
     /* zq frames only go to peers whose hello listed their feature (§2). A peer without "sub"
      * never says what it wants: it gets everything, as a ZeroQ peer does. */
-    if (!again) {
+    const early = !again && p.subReceived; /* its sub came first: its hello was lost */
+    if (!again && !early) {
       p.wantsAll = !p.features.has('sub'); /* else until its sub says what it wants */
       p.subReceived = !p.features.has('sub');
-      this.awaitSub(p, this.cfg.helloRetries);
     }
+    if (!again) this.awaitSub(p, this.cfg.helloRetries);
     if (this.takesSub(p)) {
       this.sendUrgent(p, wire.writeSub(this.subs.patterns(), this.rpc.serviceNames())).catch(() => {});
     }
@@ -428,6 +447,7 @@ export class Broker {
     for (const r of h.resume) {
       if (r.fp === this.fp && r.epoch === this.pub.epoch) this.pub.resume(p, r.seq);
     }
+    if (early) this.pub.subChanged(p, null); /* last values, now that resume points are known */
   }
 
   onSub(p, obj) {
