@@ -477,48 +477,50 @@ async function joins(base) {
 
 // ---- f. more pages than a device has peer slots -------------------------------------------------
 
-/** Whether the page has both devices as zq peers with their subs. */
-function bothDevicesIn(page) {
-  return page.evaluate(() => {
-    const ps = window.zq.broker.openPeers();
-    return ps.length >= 2 && ps.every((p) => p.zq && p.subReceived);
-  });
+/** Whether @p page has both devices (the peers whose sub offers `status`; pages offer no
+ *  service) as zq peers with their subs. Other pages are open peers too. */
+function bothDevicesIn(page, ms) {
+  return page.waitForFunction(() => window.zq.broker.openPeers()
+    .filter((x) => x.zq && x.subReceived && x.services.includes('status')).length >= 2,
+  null, { timeout: ms }).then(() => true, () => false);
 }
 
 /** f: pages join and stay until the devices, every peer slot taken, tell one it waits; when
  *  the first page leaves, both devices dial the waiting one. */
 async function waitForSlot(base) {
+  const opened = [];
   const stayed = [];
   try {
     let waiter = null;
     for (let i = 1; i <= 6 && !waiter; i++) {
       const p = await zqPage(`f${i}`, base);
-      await p.page.waitForFunction(() => {
-        const ps = window.zq.broker.openPeers();
-        const both = ps.length >= 2 && ps.every((x) => x.zq && x.subReceived);
-        return both || window.t.waiting.length >= 2;
-      }, null, { timeout: 8000 }).catch(() => {});
-      if (await p.page.evaluate(() => window.t.waiting.length >= 2)) waiter = p;
-      else if (await bothDevicesIn(p.page)) stayed.push(p);
-      else throw new Error(`page f${i}: neither both devices nor told it waits in 8 s; ` +
-        `its peers: ${await peerStates(p.page)}`);
+      opened.push(p);
+      const told = p.page.waitForFunction(() => window.t.waiting.length >= 2, null,
+        { timeout: 8000 }).then(() => true, () => false);
+      const met = bothDevicesIn(p.page, 8000);
+      const first = await new Promise((resolve) => { /* whichever comes true first */
+        told.then((v) => v && resolve('told'));
+        met.then((v) => v && resolve('met'));
+        Promise.all([told, met]).then(() => resolve(null));
+      });
+      if (first === 'told') waiter = p;
+      else if (first === 'met') stayed.push(p);
+      else {
+        throw new Error(`page f${i}: neither both devices nor told it waits in 8 s; ` +
+          `its peers: ${await peerStates(p.page)}`);
+      }
     }
     assert(waiter, `${stayed.length} pages joined and no device said it was full`);
-    const filled = stayed.length;
-    stayed.push(waiter); /* closed below */
     const t0 = Date.now();
-    await stayed.shift().page.context().close();
-    const ok = await waiter.page.waitForFunction(() => {
-      const ps = window.zq.broker.openPeers();
-      return ps.length >= 2 && ps.every((x) => x.zq && x.subReceived);
-    }, null, { timeout: 15000 }).then(() => true, () => false);
+    await stayed[0].page.context().close();
+    const ok = await bothDevicesIn(waiter.page, 15000);
     const ms = Date.now() - t0;
     assert(ok, `after a page left, the waiting page still lacks a device: ` +
       `${await peerStates(waiter.page)}`);
-    return `${filled} pages filled the devices' slots; the next was told it waits by both ` +
-      `devices; ${ms} ms after one page left, both had dialed it`;
+    return `${stayed.length} pages filled the devices' slots; the next was told it waits by ` +
+      `both devices; ${ms} ms after one page left, both had dialed it`;
   } finally {
-    for (const p of stayed) await p.page.context().close().catch(() => {});
+    for (const p of opened) await p.page.context().close().catch(() => {});
   }
 }
 
