@@ -20,6 +20,9 @@
 
 #if defined(ESP_PLATFORM)
 #include "lwip/sockets.h"
+#if !LWIP_IPV6 /* lwIP then has no sockaddr_in6, IPPROTO_IPV6 or IPV6_V6ONLY */
+#error "zq's ESP32 port needs lwIP's IPv6: CONFIG_LWIP_IPV6=y (ESP-IDF's default)"
+#endif
 /* lwIP's structures carry a length byte (sin_len), which lwIP's own code fills in. */
 #define ZQ_BSD_SIN_LEN 1
 /* lwIP raises no SIGPIPE: a send to a closed peer is an error code without a flag. */

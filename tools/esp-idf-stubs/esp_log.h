@@ -22,9 +22,12 @@ void esp_log_write(esp_log_level_t level, const char *tag, const char *format, .
 
 uint32_t esp_log_timestamp(void);
 
-#define ZQ_STUB_LOG(level, letter, tag, format, ...)                                        \
-    esp_log_write(level, tag, letter " (%" PRIu32 ") %s: " format "\n", esp_log_timestamp(), \
-                  tag, ##__VA_ARGS__)
+/* A statement, as ESP-IDF's (do { ... } while (0)): a use inside an expression fails here too. */
+#define ZQ_STUB_LOG(level, letter, tag, format, ...)                                            \
+    do {                                                                                        \
+        esp_log_write(level, tag, letter " (%" PRIu32 ") %s: " format "\n",                    \
+                      esp_log_timestamp(), tag, ##__VA_ARGS__);                                 \
+    } while (0)
 
 #define ESP_LOGE(tag, format, ...) ZQ_STUB_LOG(ESP_LOG_ERROR, "E", tag, format, ##__VA_ARGS__)
 #define ESP_LOGW(tag, format, ...) ZQ_STUB_LOG(ESP_LOG_WARN, "W", tag, format, ##__VA_ARGS__)

@@ -4,7 +4,10 @@
 #ifndef ZQ_STUB_FREERTOS_EVENT_GROUPS_H
 #define ZQ_STUB_FREERTOS_EVENT_GROUPS_H
 
-#include "freertos/FreeRTOS.h"
+/* As ESP-IDF's: FreeRTOS.h must come first, it is not included from here. */
+#ifndef ZQ_STUB_FREERTOS_H
+#error "include FreeRTOS.h must appear in source files before include event_groups.h"
+#endif
 
 typedef struct EventGroupDef_t *EventGroupHandle_t;
 typedef TickType_t EventBits_t;

@@ -4,7 +4,10 @@
 #ifndef ZQ_STUB_FREERTOS_TASK_H
 #define ZQ_STUB_FREERTOS_TASK_H
 
-#include "freertos/FreeRTOS.h"
+/* As ESP-IDF's: FreeRTOS.h must come first, it is not included from here. */
+#ifndef ZQ_STUB_FREERTOS_H
+#error "include FreeRTOS.h must appear in source files before include task.h"
+#endif
 
 typedef struct tskTaskControlBlock *TaskHandle_t;
 typedef void (*TaskFunction_t)(void *);

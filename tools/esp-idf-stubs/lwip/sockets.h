@@ -13,6 +13,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* lwipopts.h's defaults (CONFIG_LWIP_IPV4=y, CONFIG_LWIP_IPV6=y). Without IPv6, lwIP declares
+ * no sockaddr_in6, IPPROTO_IPV6 or IPV6_V6ONLY: port/bsd/bsd_socket.h stops with an #error. */
+#define LWIP_IPV4 1
+#define LWIP_IPV6 1
+
 typedef uint8_t sa_family_t;
 typedef uint16_t in_port_t;
 typedef uint32_t in_addr_t;
