@@ -659,6 +659,16 @@ static void raw_hello(unsigned max, const char *feat, const char *more)
     mesh_send_raw(1, 0, frame);
 }
 
+/* A hello's "resume" member (from raw_hello's @p more) that says everything up to seq 0 of
+ * broker @p b's current epoch was delivered. */
+static void resume_from_seq_0(const brk_t *b, char *out, size_t cap)
+{
+    char fp[2 * sizeof b->own_fp + 1];
+    fp[zq_hex_encode(fp, b->own_fp, sizeof b->own_fp)] = '\0';
+    (void)snprintf(out, cap, ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":0}]", fp,
+                   (unsigned)b->pub.epoch);
+}
+
 /* A zq peer whose hello comes after the wait was taken for ZeroQ; its hello still makes it a
  * zq peer that is sent our sub (PROTOCOL.md §2), or it would never learn what we serve. */
 static void a_hello_after_the_wait_still_gets_our_sub(void **state)
@@ -708,12 +718,8 @@ static void a_hello_again_replays_nothing(void **state)
     (void)state;
     zeroq_room(50);
     const brk_t *b = broker(0);
-    char fp[2 * sizeof b->own_fp + 1];
-    fp[zq_hex_encode(fp, b->own_fp, sizeof b->own_fp)] = '\0';
     char resume[96];
-    (void)snprintf(resume, sizeof resume,
-                   ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":0}]", fp,
-                   (unsigned)b->pub.epoch);
+    resume_from_seq_0(b, resume, sizeof resume);
     raw_hello(65536, "\"sub\"", resume);
     mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
     publish(0, "t", "1", BRK_QOS_0);
@@ -754,12 +760,8 @@ static void a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice(vo
     (void)state;
     zq_raw_room(51);
     const brk_t *b = broker(0);
-    char fp[2 * sizeof b->own_fp + 1];
-    fp[zq_hex_encode(fp, b->own_fp, sizeof b->own_fp)] = '\0';
     char resume[96];
-    (void)snprintf(resume, sizeof resume,
-                   ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":0}]", fp,
-                   (unsigned)b->pub.epoch);
+    resume_from_seq_0(b, resume, sizeof resume);
     mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
     publish(0, "t", "1", BRK_QOS_1);
     mesh_run_for(600);
