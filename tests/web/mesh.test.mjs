@@ -106,11 +106,18 @@ test('a refusal ends our dial to that member at once, with no redial, and says w
   mesh.close();
 });
 
-test('a refusal does not touch a connection that is up', async () => {
+test('a refusal from a member whose connection is up is stale: nothing changes', async () => {
   const { mesh, e, seen } = meshWithEntry();
   mesh.adopt(e, fakeChannel('open'));
   await mesh.onSignal({ type: 'refused', peerId: 'b' });
   assert.ok(mesh.peers.get('b') === e && e.handle);
-  assert.deepEqual(seen, ['up b', 'waiting {"id":"b","reason":"full"}']);
+  assert.deepEqual(seen, ['up b']);
+  mesh.close();
+});
+
+test('a refusal with no reason says "full"', async () => {
+  const { mesh, seen } = meshWithEntry();
+  await mesh.onSignal({ type: 'refused', peerId: 'c' });
+  assert.deepEqual(seen, ['waiting {"id":"c","reason":"full"}']);
   mesh.close();
 });

@@ -265,11 +265,12 @@ export class Mesh {
    *  a dial of ours to it ends now, before its open timeout, and is not redialed. */
   onRefused(id, reason) {
     if (typeof id !== 'string') return;
+    const e = this.peers.get(id);
+    if (e && e.handle) return; /* stale: it has dialed us since */
     const r = this.redials.get(id);
     if (r) clearTimeout(r.timer);
     this.redials.delete(id);
-    const e = this.peers.get(id);
-    if (e && !e.handle) {
+    if (e) {
       e.redial = false;
       this.closeEntry(e, 'refused');
     }
