@@ -33,7 +33,7 @@
 #define ZQ_NODE_EVENT_QUEUE (4 * ZQ_NODE_MAX_PEERS + 4)
 #endif
 /** Members left out for want of a slot that the node remembers, to tell them and to dial them
- *  when a slot frees; one more is refused all the same, counted in stats.waitlist_full. */
+ *  when a slot frees; beyond it a member is neither told nor remembered (stats.waitlist_full). */
 #ifndef ZQ_NODE_WAITLIST
 #define ZQ_NODE_WAITLIST 4
 #endif
