@@ -111,9 +111,10 @@ bool brk_on_request(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *
     return true;
 }
 
-/* ZeroQ's reply: an envelope on the requester's replyTo topic. */
-static zq_err_t send_zeroq_reply(brk_t *b, uint64_t now, const brk_incoming_t *in,
-                                 json_value_t payload)
+/* A ZeroQ envelope to @p slot: a new id, @p topic, @p payload and the wall clock. It is how a
+ * ZeroQ peer is asked (the service is the topic) and answered (on its replyTo topic). */
+static zq_err_t send_zeroq_envelope(brk_t *b, uint64_t now, uint8_t slot, const char *topic,
+                                    size_t topic_len, json_value_t payload)
 {
     char id[BRK_ID_MAX];
     char qid[BRK_ID_MAX + 2];
@@ -122,14 +123,21 @@ static zq_err_t send_zeroq_reply(brk_t *b, uint64_t now, const brk_incoming_t *i
     brk_envelope_t e;
     memset(&e, 0, sizeof e);
     e.id = brk_json_string(id, strlen(id), qid, sizeof qid);
-    e.topic = brk_json_string(in->corr, strlen(in->corr), qtopic, sizeof qtopic);
+    e.topic = brk_json_string(topic, topic_len, qtopic, sizeof qtopic);
     e.payload = payload;
     e.has_payload = true;
     e.timestamp = (int64_t)now + b->cfg.wall_offset_ms;
     json_writer_t w;
     brk_frame_begin(b, &w);
     brk_envelope_write(&w, &e);
-    return brk_send_frame(b, now, (uint8_t)in->peer, &w);
+    return brk_send_frame(b, now, slot, &w);
+}
+
+/* ZeroQ's reply: an envelope on the requester's replyTo topic. */
+static zq_err_t send_zeroq_reply(brk_t *b, uint64_t now, const brk_incoming_t *in,
+                                 json_value_t payload)
+{
+    return send_zeroq_envelope(b, now, (uint8_t)in->peer, in->corr, strlen(in->corr), payload);
 }
 
 zq_err_t brk_reply(brk_t *b, uint64_t now, uint32_t handle, bool ok, const char *payload,
@@ -298,21 +306,7 @@ static bool send_zeroq_request(brk_t *b, uint64_t now, brk_request_t *r)
         if (!p->open || !p->classified || p->zq || tried(r, slot)) {
             continue; /* (an unclassified peer may yet say hello: then it is zq's form) */
         }
-        char id[BRK_ID_MAX];
-        char qid[BRK_ID_MAX + 2];
-        char qservice[BRK_QUOTED_MAX];
-        brk_new_id(b, NULL, id);
-        brk_envelope_t e;
-        memset(&e, 0, sizeof e);
-        e.id = brk_json_string(id, strlen(id), qid, sizeof qid);
-        e.topic = brk_json_string(service.text, service.len, qservice, sizeof qservice);
-        e.payload = payload;
-        e.has_payload = true;
-        e.timestamp = (int64_t)now + b->cfg.wall_offset_ms;
-        json_writer_t w;
-        brk_frame_begin(b, &w);
-        brk_envelope_write(&w, &e);
-        if (brk_send_frame(b, now, slot, &w) == ZQ_OK) {
+        if (send_zeroq_envelope(b, now, slot, service.text, service.len, payload) == ZQ_OK) {
             r->tried[slot / 8] |= (uint8_t)(1u << (slot % 8));
             sent = true;
         }
