@@ -5,25 +5,21 @@
 
 #include "signal/http.h"
 #include "signal/http_internal.h"
+#include "zq/ascii.h"
 #include "zq/base64.h"
 
 bool http_is_tchar(char c)
 {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+    if (zq_ascii_is_alpha(c) || zq_ascii_is_digit(c)) {
         return true;
     }
     return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
-static char ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 bool http_ascii_ieq(const char *a, const char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) {
+        if (zq_ascii_lower(a[i]) != zq_ascii_lower(b[i])) {
             return false;
         }
     }

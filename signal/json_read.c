@@ -5,6 +5,7 @@
 
 #include "signal/json.h"
 #include "signal/json_internal.h"
+#include "zq/ascii.h"
 #include "zq/utf8.h"
 #include "zq/hex.h"
 
@@ -24,14 +25,9 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
 static const char *skip_digits(const char *p, const char *end)
 {
-    while (p < end && is_digit(*p)) {
+    while (p < end && zq_ascii_is_digit(*p)) {
         p++;
     }
     return p;
@@ -57,7 +53,7 @@ static const char *scan_number(const char *p, const char *end)
     if (p < end && *p == '-') {
         p++;
     }
-    if (p == end || !is_digit(*p)) {
+    if (p == end || !zq_ascii_is_digit(*p)) {
         return NULL;
     }
     p = *p == '0' ? p + 1 : skip_digits(p, end);
@@ -223,7 +219,7 @@ static const char *scan_scalar(const char *p, const char *end)
     if (*p == '"') {
         return scan_string(p, end);
     }
-    if (*p == '-' || is_digit(*p)) {
+    if (*p == '-' || zq_ascii_is_digit(*p)) {
         return scan_number(p, end);
     }
     return scan_literal(p, end);
@@ -358,7 +354,7 @@ json_type_t json_type(json_value_t v)
     case '{':
         return JSON_OBJECT;
     default:
-        return v.p[0] == '-' || is_digit(v.p[0]) ? JSON_NUMBER : JSON_INVALID;
+        return v.p[0] == '-' || zq_ascii_is_digit(v.p[0]) ? JSON_NUMBER : JSON_INVALID;
     }
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "stack/ice/ice.h"
+#include "zq/ascii.h"
 #include "zq/bytes.h"
 
 /* RFC 8445 §5.1.2.2: recommended type preferences. */
@@ -45,21 +46,6 @@ typedef struct {
 
 /* ---- Small text helpers ------------------------------------------------------------------- */
 
-static char lower(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* ABNF literals are case-insensitive (RFC 5234 §2.3): "typ", "UDP", "host", "raddr"... */
 static bool token_is(const cand_token_t *t, const char *word)
 {
@@ -68,7 +54,7 @@ static bool token_is(const cand_token_t *t, const char *word)
         return false;
     }
     for (size_t i = 0; i < n; i++) {
-        if (lower(t->p[i]) != word[i]) {
+        if (zq_ascii_lower(t->p[i]) != word[i]) {
             return false;
         }
     }
@@ -84,7 +70,7 @@ static bool parse_decimal(const cand_token_t *t, size_t max_digits, uint32_t max
         return false;
     }
     for (size_t i = 0; i < t->len; i++) {
-        if (!is_digit(t->p[i])) {
+        if (!zq_ascii_is_digit(t->p[i])) {
             return false;
         }
         uint32_t d = (uint32_t)(t->p[i] - '0');
@@ -182,7 +168,7 @@ static zq_err_t merge(zq_err_t verdict, zq_err_t err)
 /* RFC 8839 §5.1: ice-char = ALPHA / DIGIT / "+" / "/". */
 static bool is_ice_char(char c)
 {
-    return is_alpha(c) || is_digit(c) || c == '+' || c == '/';
+    return zq_ascii_is_alpha(c) || zq_ascii_is_digit(c) || c == '+' || c == '/';
 }
 
 /* foundation = 1*32 ice-char */
@@ -255,7 +241,7 @@ static bool is_hostname(const cand_token_t *t)
                 return false;
             }
             label = 0;
-        } else if (is_alpha(c) || is_digit(c) || (c == '-' && label > 0)) {
+        } else if (zq_ascii_is_alpha(c) || zq_ascii_is_digit(c) || (c == '-' && label > 0)) {
             if (++label > HOSTNAME_LABEL_MAX) {
                 return false;
             }
@@ -278,7 +264,7 @@ static bool looks_like_ip(const cand_token_t *t)
         len--; /* "192.0.2.1." is no name either */
     }
     size_t i = len;
-    while (i > 0 && is_digit(t->p[i - 1])) {
+    while (i > 0 && zq_ascii_is_digit(t->p[i - 1])) {
         i--;
     }
     return i < len && (i == 0 || t->p[i - 1] == '.');

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stack/sdp/sdp_internal.h"
+#include "zq/hex.h"
 
 typedef zq_err_t (*attr_fn)(sdp_parser_t *p, sdp_level_t *lv, sdp_span_t value,
                             sdp_span_t line);
@@ -111,11 +112,6 @@ static zq_err_t attr_candidate(sdp_parser_t *p, sdp_level_t *lv, sdp_span_t v, s
 
 /* ---- DTLS (RFC 8122 §5, RFC 5763 §5) ------------------------------------------------------- */
 
-static bool is_hex(char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 /* RFC 8122 §5: fingerprint = 2UHEX *(":" 2UHEX) (lower case tolerated, as dtls.c does). */
 static bool is_hex_pairs(sdp_span_t s)
 {
@@ -123,7 +119,7 @@ static bool is_hex_pairs(sdp_span_t s)
         return false;
     }
     for (size_t i = 0; i < s.len; i++) {
-        if (i % 3 == 2 ? s.p[i] != ':' : !is_hex(s.p[i])) {
+        if (i % 3 == 2 ? s.p[i] != ':' : zq_hex_digit(s.p[i]) < 0) {
             return false;
         }
     }

@@ -12,21 +12,7 @@
 #include <string.h>
 
 #include "stack/sdp/sdp_internal.h"
-
-static char lower(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+#include "zq/ascii.h"
 
 bool sdp_span_ieq(sdp_span_t s, const char *word)
 {
@@ -35,7 +21,7 @@ bool sdp_span_ieq(sdp_span_t s, const char *word)
         return false;
     }
     for (size_t i = 0; i < n; i++) {
-        if (lower(s.p[i]) != word[i]) {
+        if (zq_ascii_lower(s.p[i]) != word[i]) {
             return false;
         }
     }
@@ -73,7 +59,7 @@ bool sdp_parse_decimal(sdp_span_t s, uint64_t max, bool saturate, uint64_t *out)
         return false;
     }
     for (size_t i = 0; i < s.len; i++) {
-        if (!is_digit(s.p[i])) {
+        if (!zq_ascii_is_digit(s.p[i])) {
             return false;
         }
         uint64_t d = (uint64_t)(s.p[i] - '0');
@@ -93,7 +79,7 @@ bool sdp_parse_decimal(sdp_span_t s, uint64_t max, bool saturate, uint64_t *out)
 bool sdp_is_ice_chars(const char *p, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
-        if (!is_alpha(p[i]) && !is_digit(p[i]) && p[i] != '+' && p[i] != '/') {
+        if (!zq_ascii_is_alpha(p[i]) && !zq_ascii_is_digit(p[i]) && p[i] != '+' && p[i] != '/') {
             return false;
         }
     }
@@ -109,7 +95,7 @@ bool sdp_is_token(const char *p, size_t len)
         return false;
     }
     for (size_t i = 0; i < len; i++) {
-        if (!is_alpha(p[i]) && !is_digit(p[i]) && (p[i] == '\0' || strchr(extra, p[i]) == NULL)) {
+        if (!zq_ascii_is_alpha(p[i]) && !zq_ascii_is_digit(p[i]) && (p[i] == '\0' || strchr(extra, p[i]) == NULL)) {
             return false;
         }
     }
