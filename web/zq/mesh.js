@@ -212,9 +212,7 @@ export class Mesh {
     if (old && old.role === 'offerer' && !old.handle) {
       this.log(`offer from ${id} while dialing it: taking theirs`); /* a ZeroQ peer's glare */
     }
-    const r = this.redials.get(id); /* it dialed us: our redial would replace its connection */
-    if (r) clearTimeout(r.timer);
-    this.redials.delete(id);
+    this.cancelRedial(id); /* it dialed us: our redial would replace its connection */
     const e = this.newEntry(id, 'answerer');
     e.remoteSdp = sdp.sdp;
     await e.pc.setRemoteDescription(sdp);
@@ -252,9 +250,7 @@ export class Mesh {
   }
 
   onPeerLeft(id) {
-    const r = this.redials.get(id);
-    if (r) clearTimeout(r.timer);
-    this.redials.delete(id);
+    this.cancelRedial(id);
     const e = this.peers.get(id);
     if (e) e.redial = false;
     this.closeEntry(e, 'left');
@@ -267,9 +263,7 @@ export class Mesh {
     if (typeof id !== 'string') return;
     const e = this.peers.get(id);
     if (e && e.handle) return; /* stale: it has dialed us since */
-    const r = this.redials.get(id);
-    if (r) clearTimeout(r.timer);
-    this.redials.delete(id);
+    this.cancelRedial(id);
     if (e) {
       e.redial = false;
       this.closeEntry(e, 'refused');
@@ -299,9 +293,7 @@ export class Mesh {
   opened(e, dc) {
     if (e.handle || e.failed || e.dc !== dc) return;
     clearTimeout(e.openTimer);
-    const r = this.redials.get(e.id);
-    if (r) clearTimeout(r.timer);
-    this.redials.delete(e.id);
+    this.cancelRedial(e.id);
     const pc = e.pc;
     /* The remote SDP as signalling brought it: the channel can open before the browser shows
      * it as pc.remoteDescription (DTLS checks the fingerprint as soon as setRemoteDescription
@@ -377,6 +369,12 @@ export class Mesh {
     this.closeEntry(e, why);
     this.h.event('peer_failed', { id: e.id, reason: why });
     if (e.redial && !this.closed) this.scheduleRedial(e.id);
+  }
+
+  cancelRedial(id) {
+    const r = this.redials.get(id);
+    if (r) clearTimeout(r.timer);
+    this.redials.delete(id);
   }
 
   scheduleRedial(id) {
