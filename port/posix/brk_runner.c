@@ -282,7 +282,7 @@ static int connect_signal(zq_brk_runner_t *r)
         return zq_cli_fail(r->cmd, "cannot reach %s: %s", r->opt.signal, why);
     }
     if (r->opt.verbose) {
-        (void)fprintf(stderr, "zq %s: connected to %s, joining '%s'\n", r->cmd, r->opt.signal,
+        (void)fprintf(stderr, "zq %s: connected to %s, joining '%s'\n", label(r), r->opt.signal,
                       r->opt.room);
     }
     return -1;
@@ -292,7 +292,9 @@ static int connect_signal(zq_brk_runner_t *r)
 static int check_options(zq_brk_runner_t *r)
 {
     const char *why = NULL;
-    if (zq_sig_link_init(&r->sig, r->cmd, &r->loop, &r->node, r->opt.signal, &why) != ZQ_OK) {
+    /* The label, not the command: `zq demo` runs two devices in one terminal, and the link's
+     * lines (a member waits for a slot, signalling closed) must say which one. */
+    if (zq_sig_link_init(&r->sig, label(r), &r->loop, &r->node, r->opt.signal, &why) != ZQ_OK) {
         return zq_cli_usage_error(r->cmd, "--signal '%s': %s", r->opt.signal, why);
     }
     size_t room = strlen(r->opt.room);

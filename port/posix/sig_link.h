@@ -20,7 +20,7 @@
 #include "port/posix/ws_client.h"
 
 typedef struct {
-    const char *cmd;              /* "echo", "pub": for messages */
+    const char *cmd;              /* who its lines name: "echo", "device sensor-1" */
     zq_loop_t *loop;              /* borrowed */
     node_t *node;                 /* borrowed */
     zq_ws_url_t url;
