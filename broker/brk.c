@@ -265,8 +265,11 @@ bool brk_handle_frame(brk_t *b, uint64_t now, uint8_t slot, const char *text, si
          * it, PROTOCOL.md §2) and comes again. Taken for ZeroQ now, the peer would be sent
          * ZeroQ's form until then, and its hello's resume point would replay that. */
         p->hello_lost = true;
-    } else {
+    } else if (!p->classified) {
         p->classified = true; /* a hello, or a ZeroQ peer's gossip: publishing starts */
+        if (type != BRK_FRAME_HELLO) {
+            brk_pub_taken_for_zeroq(b, slot);
+        }
     }
     return dispatch(b, now, slot, obj, type, ev);
 }

@@ -97,7 +97,10 @@ void brk_pub_init(brk_t *b);
 void brk_pub_pump(brk_t *b, uint64_t now);
 void brk_pub_peer_up(brk_t *b, uint64_t now, uint8_t slot);
 void brk_pub_peer_down(brk_t *b, uint64_t now, uint8_t slot);
-/** A hello's resume point for us (same epoch): replay from @p seq + 1. */
+/** The peer is taken for ZeroQ with no hello of its own: what goes to it now is ZeroQ's form. */
+void brk_pub_taken_for_zeroq(brk_t *b, uint8_t slot);
+/** A hello's resume point for us (same epoch): replay from @p seq + 1, but for what went in
+ *  ZeroQ's form before the hello. */
 void brk_pub_resume(brk_t *b, uint64_t now, uint8_t slot, uint64_t seq);
 /** The peer's sub changed: send it the last values it now wants. */
 void brk_pub_sub_changed(brk_t *b, uint64_t now, uint8_t slot);

@@ -507,6 +507,7 @@ void brk_peers_timeout(brk_t *b, uint64_t now)
         }
         if (!p->classified && now >= hello_deadline(p)) {
             p->classified = true; /* no hello so far: a ZeroQ peer, which wants everything */
+            brk_pub_taken_for_zeroq(b, i);
             if (p->sub_received) {
                 brk_pub_sub_changed(b, now, i); /* (its sub came, its hello never did) */
             }

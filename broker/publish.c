@@ -155,6 +155,37 @@ zq_err_t brk_publish(brk_t *b, uint64_t now, const char *topic, const char *payl
 
 /* ---- Fan-out ------------------------------------------------------------------------------- */
 
+/* Seqs that went to the peer in ZeroQ's form before its late hello (PROTOCOL.md §2). */
+static bool sent_in_zeroq_form(const brk_peer_t *p, uint64_t seq)
+{
+    return seq >= p->zeroq_from && seq <= p->zeroq_to;
+}
+
+/* What a peer that delivered up to @p seq has: what went to it in ZeroQ's form is never acked on
+ * its own (ZeroQ has no acks), so an ack or resume point just before it covers it. */
+static uint64_t delivered_upto(const brk_peer_t *p, uint64_t seq)
+{
+    return sent_in_zeroq_form(p, seq + 1) ? p->zeroq_to : seq;
+}
+
+/* Tells a zq peer that seqs [from, to] are gone, less an end in what it had in ZeroQ's form. A
+ * range around all of that (rare: the ring dropped the replay and later messages) says too
+ * much rather than too little: one lost report is due at a time, widened until it goes. */
+static void announce_lost(brk_t *b, brk_peer_t *p, uint64_t from, uint64_t to)
+{
+    from = sent_in_zeroq_form(p, from) ? p->zeroq_to + 1 : from;
+    to = sent_in_zeroq_form(p, to) ? p->zeroq_from - 1 : to;
+    if (from > to) {
+        return;
+    }
+    if (!p->lost_due) {
+        p->lost = (brk_lost_t){b->pub.epoch, from, to};
+        p->lost_due = true;
+    } else {
+        p->lost.to = to; /* widen the range not yet announced */
+    }
+}
+
 /* Entries the ring dropped before this peer got them: it is told (a ZeroQ peer cannot be). */
 static void skip_evicted(brk_t *b, uint8_t slot)
 {
@@ -166,11 +197,8 @@ static void skip_evicted(brk_t *b, uint8_t slot)
     if (p->sent_seq + 1 >= first) {
         return;
     }
-    if (p->zq && !p->lost_due) {
-        p->lost = (brk_lost_t){b->pub.epoch, p->sent_seq + 1, first - 1};
-        p->lost_due = true;
-    } else if (p->zq) {
-        p->lost.to = first - 1; /* widen the range not yet announced */
+    if (p->zq) {
+        announce_lost(b, p, p->sent_seq + 1, first - 1);
     }
     p->sent_seq = first - 1;
 }
@@ -186,7 +214,7 @@ static void pump_peer(brk_t *b, uint64_t now, uint8_t slot)
     brk_ring_entry_t e;
     while (brk_ring_next(&b->pub.ring, &cursor, &e)) {
         size_t tlen = strlen(e.text); /* the topic, before the NUL */
-        if (brk_peer_wants(b, slot, e.text, tlen)) {
+        if (!sent_in_zeroq_form(p, e.seq) && brk_peer_wants(b, slot, e.text, tlen)) {
             zq_err_t err = brk_send_text(b, now, slot, e.text + tlen + 1, e.len - tlen - 1u);
             if (err == ZQ_ERR_WOULD_BLOCK) {
                 return; /* its channel is full: the rest waits for room */
@@ -244,19 +272,29 @@ void brk_pub_peer_down(brk_t *b, uint64_t now, uint8_t slot)
     p->receiver = -1;
 }
 
+void brk_pub_taken_for_zeroq(brk_t *b, uint8_t slot)
+{
+    brk_peer_t *p = &b->peers[slot];
+    p->zeroq_from = p->sent_seq + 1;
+}
+
 void brk_pub_resume(brk_t *b, uint64_t now, uint8_t slot, uint64_t seq)
 {
     (void)now;
     brk_peer_t *p = &b->peers[slot];
+    /* A zq peer taken for ZeroQ (its hello was lost, PROTOCOL.md §2) has had our messages
+     * since then in ZeroQ's form, and delivered them: the replay goes around them. */
+    p->zeroq_to = p->zeroq_from > 0 ? p->sent_seq : 0;
     /* The subscriber's word is the truth: it delivered everything up to seq (it drops what is
      * not above it), so replay starts there, and QoS 1 messages up to it count as acked. */
     p->sent_seq = seq < b->pub.next_seq ? seq : b->pub.next_seq - 1;
     p->resumed = true;
     int8_t r = p->receiver;
     if (r >= 0) {
+        uint64_t upto = delivered_upto(p, seq);
         brk_receiver_t *rc = &b->pub.receivers[r];
-        rc->acked = seq > rc->acked ? seq : rc->acked;
-        brk_ring_ack(&b->pub.ring, 1u << r, seq);
+        rc->acked = upto > rc->acked ? upto : rc->acked;
+        brk_ring_ack(&b->pub.ring, 1u << r, upto);
     }
 }
 
@@ -270,13 +308,15 @@ void brk_on_ack(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
         b->stats.rx_malformed++;
         return;
     }
-    int8_t r = b->peers[slot].receiver;
+    const brk_peer_t *p = &b->peers[slot];
+    int8_t r = p->receiver;
     if (a.epoch != b->pub.epoch || r < 0) {
         return; /* an ack of an earlier run of ours, or from a peer we track no QoS 1 for */
     }
+    uint64_t upto = delivered_upto(p, a.upto);
     brk_receiver_t *rc = &b->pub.receivers[r];
-    rc->acked = a.upto > rc->acked ? a.upto : rc->acked;
-    brk_ring_ack(&b->pub.ring, 1u << r, a.upto);
+    rc->acked = upto > rc->acked ? upto : rc->acked;
+    brk_ring_ack(&b->pub.ring, 1u << r, upto);
     if (b->pub.blocked) {
         b->pub.blocked = false;
         brk_note_room(b);

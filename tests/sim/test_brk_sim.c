@@ -659,14 +659,14 @@ static void raw_hello(unsigned max, const char *feat, const char *more)
     mesh_send_raw(1, 0, frame);
 }
 
-/* A hello's "resume" member (from raw_hello's @p more) that says everything up to seq 0 of
+/* A hello's "resume" member (from raw_hello's @p more) that says everything up to @p seq of
  * broker @p b's current epoch was delivered. */
-static void resume_from_seq_0(const brk_t *b, char *out, size_t cap)
+static void resume_from(const brk_t *b, unsigned seq, char *out, size_t cap)
 {
     char fp[2 * sizeof b->own_fp + 1];
     fp[zq_hex_encode(fp, b->own_fp, sizeof b->own_fp)] = '\0';
-    (void)snprintf(out, cap, ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":0}]", fp,
-                   (unsigned)b->pub.epoch);
+    (void)snprintf(out, cap, ",\"resume\":[{\"fp\":\"%s\",\"epoch\":\"%08x\",\"seq\":%u}]",
+                   fp, (unsigned)b->pub.epoch, seq);
 }
 
 /* A zq peer whose hello comes after the wait was taken for ZeroQ; its hello still makes it a
@@ -719,7 +719,7 @@ static void a_hello_again_replays_nothing(void **state)
     zeroq_room(50);
     const brk_t *b = broker(0);
     char resume[96];
-    resume_from_seq_0(b, resume, sizeof resume);
+    resume_from(b, 0, resume, sizeof resume);
     raw_hello(65536, "\"sub\"", resume);
     mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
     publish(0, "t", "1", BRK_QOS_0);
@@ -761,7 +761,7 @@ static void a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice(vo
     zq_raw_room(51);
     const brk_t *b = broker(0);
     char resume[96];
-    resume_from_seq_0(b, resume, sizeof resume);
+    resume_from(b, 0, resume, sizeof resume);
     mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
     publish(0, "t", "1", BRK_QOS_1);
     mesh_run_for(600);
@@ -789,6 +789,105 @@ static void a_sub_with_no_hello_after_it_is_taken_for_zeroq_after_two_seconds(vo
     mesh_run_for(600);
     assert_true(broker(0)->peers[0].classified && !broker(0)->peers[0].zq);
     assert_true(raw_saw(1, "\"topic\":\"t\""));
+}
+
+/* A zq peer silent past the wait (every frame of its first second lost) is taken for ZeroQ and
+ * sent ZeroQ's form meanwhile. Its late hello's resume point then replays what it missed before
+ * it came, but not what it had in ZeroQ's form: each message reaches it once (PROTOCOL.md §2). */
+static void a_late_hello_s_replay_skips_what_went_in_zeroq_s_form(void **state)
+{
+    (void)state;
+    mesh_reset(53, clean);
+    mesh_add("room", true, NULL, -1);
+    publish(0, "t", "\"before\"", BRK_QOS_0); /* seq 1: missed, the replay's to send */
+    mesh_add("room", false, NULL, -1);         /* raw frames: a zq peer whose frames are lost */
+    want_members = 2;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    publish(0, "t", "\"while-silent\"", BRK_QOS_0);
+    mesh_run_for(1500);
+    const brk_t *b = broker(0);
+    assert_true(b->peers[0].classified && !b->peers[0].zq);
+    assert_int_equal(raw_count(1, "\"while-silent\""), 1); /* in ZeroQ's form */
+    char resume[96];
+    resume_from(b, 0, resume, sizeof resume);
+    raw_hello(65536, "\"sub\",\"replay\"", resume);
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
+    mesh_run_for(100);
+    publish(0, "t", "\"after\"", BRK_QOS_0);
+    mesh_run_for(100);
+    assert_int_equal(raw_count(1, "\"before\""), 1);
+    assert_int_equal(raw_count(1, "\"while-silent\""), 1); /* not replayed */
+    assert_int_equal(raw_count(1, "\"after\""), 1);
+    assert_false(raw_saw(1, "__zq_lost__"));
+}
+
+/* What went in ZeroQ's form has no acks: a QoS 1 receiver's resume point (or ack) just below it
+ * covers it, or the ring would keep it for the receiver until a later ack. */
+static void a_resume_point_just_below_what_went_in_zeroq_s_form_acks_it(void **state)
+{
+    (void)state;
+    zq_raw_room(55);
+    const brk_t *b = broker(0);
+    char frame[128];
+    raw_hello(65536, "\"sub\",\"qos1\",\"replay\"", "");
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
+    mesh_run_for(100);
+    publish(0, "t", "\"one\"", BRK_QOS_1);
+    mesh_run_for(100);
+    (void)snprintf(frame, sizeof frame, "{\"type\":\"__zq_ack__\",\"ep\":\"%08x\",\"upto\":1}",
+                   (unsigned)b->pub.epoch);
+    mesh_send_raw(1, 0, frame);
+    mesh_run_for(100);
+    away(1); /* its receiver lingers: QoS 1 messages wait for it */
+    publish(0, "t", "\"two\"", BRK_QOS_1);
+    back(1, 2);
+    mesh_run_for(1500); /* silent: taken for ZeroQ, sent "two" in ZeroQ's form */
+    publish(0, "t", "\"three\"", BRK_QOS_1);
+    mesh_run_for(100);
+    assert_true(b->peers[0].classified && !b->peers[0].zq);
+    const brk_receiver_t *rc = &b->pub.receivers[b->peers[0].receiver];
+    assert_int_equal(rc->acked, 1);
+    resume_from(b, 1, frame, sizeof frame);
+    mesh.members[1].n_raw = 0;
+    raw_hello(65536, "\"sub\",\"qos1\",\"replay\"", frame);
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
+    mesh_run_for(100);
+    assert_int_equal(rc->acked, 3); /* "two" and "three" count as delivered */
+    assert_false(raw_saw(1, "\"topic\":\"t\"")); /* and nothing goes again */
+}
+
+/* ...and when the ring has dropped the start of that replay, the lost report names what it
+ * missed before it came, not what it had in ZeroQ's form. */
+static void a_late_hello_s_lost_report_leaves_out_what_went_in_zeroq_s_form(void **state)
+{
+    (void)state;
+    mesh_reset(54, clean);
+    mesh_add("room", true, NULL, -1);
+    publish(0, "t", "\"before\"", BRK_QOS_0); /* seq 1 */
+    mesh_add("room", false, NULL, -1);
+    want_members = 2;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    char payload[1024];
+    unsigned n = 2 * ZQ_BRK_RING_BYTES / (sizeof payload - 24); /* twice what the ring holds */
+    for (unsigned i = 0; i < n; i++) {
+        (void)snprintf(payload, sizeof payload, "\"x-%02u-%0*u\"", i, (int)sizeof payload - 32, 0);
+        publish(0, "t", payload, BRK_QOS_0);
+        mesh_run_for(100);
+    }
+    mesh_run_for(500);
+    const brk_t *b = broker(0);
+    assert_true(b->peers[0].classified && !b->peers[0].zq);
+    assert_int_equal(raw_count(1, "\"x-"), n); /* each once, in ZeroQ's form */
+    assert_true(b->pub.ring.first_seq > 2);    /* "before" and the first x-* are gone */
+    char resume[96];
+    resume_from(b, 0, resume, sizeof resume);
+    mesh.members[1].n_raw = 0;
+    raw_hello(65536, "\"sub\",\"replay\"", resume);
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
+    mesh_run_for(200);
+    assert_true(raw_saw(1, "{\"type\":\"__zq_lost__\",\"ep\""));
+    assert_true(raw_saw(1, "\"from\":1,\"to\":1}"));
+    assert_false(raw_saw(1, "\"x-")); /* none again */
 }
 
 /* A due frame the peer cannot take (our sub, longer than the "max" its hello set) is not
@@ -1022,6 +1121,9 @@ int main(void)
         cmocka_unit_test(a_hello_again_replays_nothing),
         cmocka_unit_test(a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice),
         cmocka_unit_test(a_sub_with_no_hello_after_it_is_taken_for_zeroq_after_two_seconds),
+        cmocka_unit_test(a_late_hello_s_replay_skips_what_went_in_zeroq_s_form),
+        cmocka_unit_test(a_late_hello_s_lost_report_leaves_out_what_went_in_zeroq_s_form),
+        cmocka_unit_test(a_resume_point_just_below_what_went_in_zeroq_s_form_acks_it),
         cmocka_unit_test(a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence),
         cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),

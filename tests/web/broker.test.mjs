@@ -321,6 +321,42 @@ test('QoS 1 across a reconnect: the receiver resumes, nothing is lost and nothin
   assert.equal(a.broker.pub.ring.entries.filter((e) => e.pending.size > 0).length, 0);
 });
 
+test('a late hello\'s resume replays around what went in ZeroQ\'s form, and acks it', async () => {
+  const clock = new Clock();
+  const a = makeNode('alice', clock);
+  const store = new Map();
+  let b = makeNode('bob', clock, { storage: store });
+  const got = [];
+  const sub = (n) => n.broker.subs.subscribe('s.#', (m) => got.push(m.payload));
+  sub(b);
+  let link = connect(a, b);
+  await flush();
+  const first = a.broker.pub.publish('s.x', 1, { qos: 1 });
+  await clock.advance(100);
+  await first; /* acked */
+  link.down();
+  a.broker.pub.publish('s.x', 2, { qos: 1 }).catch(() => {}); /* missed while bob is away */
+  b.broker.close();
+  b = makeNode('bob', clock, { storage: store });
+  sub(b);
+  link = connect(a, b);
+  link.ba.hold(); /* every frame of bob's first 1.5 s lost on the way (held here) */
+  await clock.advance(1500);
+  const [pa] = [...a.broker.peers].filter((p) => p.open);
+  assert.ok(pa.classified && !pa.zq, 'taken for ZeroQ');
+  a.broker.pub.publish('s.x', 3, { qos: 1 }).catch(() => {});
+  await clock.advance(100);
+  assert.deepEqual(got, [1, 2, 3], '2 and 3 in ZeroQ\'s form');
+  link.ba.release(); /* then bob's hello, resuming from 1 */
+  await clock.advance(100);
+  assert.ok(pa.zq);
+  assert.equal(a.broker.pub.ring.entries.filter((e) => e.pending.size > 0).length, 0,
+    'a resume point just below what went in ZeroQ\'s form covers it');
+  a.broker.pub.publish('s.x', 4, { qos: 1 }).catch(() => {});
+  await clock.advance(100);
+  assert.deepEqual(got, [1, 2, 3, 4], 'each once');
+});
+
 test('QoS 1: a receiver away longer than the linger time is given up, and the publisher is told', async () => {
   const { clock, a, b, link } = await pair();
   collect(b, '#');

@@ -80,6 +80,10 @@ class Peer {
     this.receiver = null;
     this.sentSeq = 0;
     this.resumed = false;
+    /* taken for ZeroQ without a hello: our seqs from zeroqFrom on went in ZeroQ's form, up to
+     * zeroqTo when a late hello came; its replay skips them (0, 0: none; §2) */
+    this.zeroqFrom = 0;
+    this.zeroqTo = 0;
     this.seenTopics = new Set();
     /* acks it is owed (deliver.js) */
     this.ack = { due: false, ep: undefined, upto: 0, owed: 0, timer: null };
@@ -231,6 +235,7 @@ export class Broker {
   classify(p) {
     if (p.classified || !p.open) return;
     p.classified = true;
+    if (!p.zq) this.pub.takenForZeroq(p);
     this.emit('peer', { id: p.id, fp: p.fp, zq: p.zq });
     this.pumpAll();
     this.rpc.pump();

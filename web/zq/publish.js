@@ -16,6 +16,17 @@ import { matchesAny, matchPattern, checkPattern } from './match.js';
 import { utf8Length } from './chunk.js';
 import * as wire from './wire.js';
 
+/** Seqs that went to @p p in ZeroQ's form before its late hello (§2). */
+function sentInZeroqForm(p, seq) {
+  return seq >= p.zeroqFrom && seq <= p.zeroqTo;
+}
+
+/** What a peer that delivered up to @p seq has: what went to it in ZeroQ's form is never acked
+ *  on its own (ZeroQ has no acks), so an ack or resume point just before it covers it. */
+function deliveredUpTo(p, seq) {
+  return sentInZeroqForm(p, seq + 1) ? p.zeroqTo : seq;
+}
+
 export class Publisher {
   constructor(b) {
     this.b = b;
@@ -180,7 +191,7 @@ export class Publisher {
     if (i < 0) return false;
     const e = this.ring.at(i);
     let err = null;
-    if (this.wants(p, e.topic)) {
+    if (!sentInZeroqForm(p, e.seq) && this.wants(p, e.topic)) {
       err = this.b.transmit(p, this.textFor(p, e));
       this.seen(p, e.topic);
     }
@@ -206,14 +217,17 @@ export class Publisher {
     this.settle(e);
   }
 
-  /** Entries the ring dropped before this peer got them: a zq peer is told (§7). */
+  /** Entries the ring dropped before this peer got them: a zq peer is told (§7), less an end
+   *  in what it had in ZeroQ's form (a range around all of that says too much, never too
+   *  little). */
   skipEvicted(p) {
     const first = this.ring.firstSeq;
     if (p.sentSeq + 1 >= first) return;
-    if (p.zq && p.features.has('replay')) {
+    const from = sentInZeroqForm(p, p.sentSeq + 1) ? p.zeroqTo + 1 : p.sentSeq + 1;
+    const to = sentInZeroqForm(p, first - 1) ? p.zeroqFrom - 1 : first - 1;
+    if (p.zq && p.features.has('replay') && from <= to) {
       this.b.stats.lostAnnounced++;
-      this.b.sendUrgent(p, wire.writeLost({ ep: this.epoch, from: p.sentSeq + 1, to: first - 1 }))
-        .catch(() => {});
+      this.b.sendUrgent(p, wire.writeLost({ ep: this.epoch, from, to })).catch(() => {});
     }
     p.sentSeq = first - 1;
   }
@@ -255,7 +269,7 @@ export class Publisher {
   onAck(p, a) {
     const rc = p.receiver;
     if (a.ep !== this.epoch || !rc) return; /* an earlier run of ours, or no QoS 1 tracked */
-    this.ackUpTo(rc, a.upto);
+    this.ackUpTo(rc, deliveredUpTo(p, a.upto));
   }
 
   ackUpTo(rc, upto) {
@@ -280,11 +294,19 @@ export class Publisher {
     }
   }
 
-  /** A hello's resume point for us (same epoch): it delivered everything up to @p seq. */
+  /** The peer is taken for ZeroQ with no hello of its own: what goes to it now is ZeroQ's form. */
+  takenForZeroq(p) {
+    p.zeroqFrom = p.sentSeq + 1;
+  }
+
+  /** A hello's resume point for us (same epoch): it delivered everything up to @p seq. A zq
+   *  peer taken for ZeroQ (its hello was lost, §2) has had our messages since then in ZeroQ's
+   *  form, and delivered them: the replay goes around them. */
   resume(p, seq) {
+    p.zeroqTo = p.zeroqFrom > 0 ? p.sentSeq : 0;
     p.sentSeq = Math.min(seq, this.nextSeq - 1);
     p.resumed = true;
-    if (p.receiver) this.ackUpTo(p.receiver, seq);
+    if (p.receiver) this.ackUpTo(p.receiver, deliveredUpTo(p, seq));
   }
 
   peerDown(p) {
