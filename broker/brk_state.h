@@ -82,10 +82,10 @@ typedef struct {
     uint64_t sent_seq;       /* last seq of ours it was sent (or skipped as unwanted) */
     uint64_t joined_seq;     /* our last seq when its channel opened: older last values are
                                 new to it */
-    bool resumed;            /* its hello resumed from us: replay, not last values */
     uint64_t zeroq_from;     /* taken for ZeroQ without a hello: our seqs from zeroq_from */
     uint64_t zeroq_to;       /* to zeroq_to (when its hello came) went in ZeroQ's form; its
                                 replay skips them (0, 0: none; PROTOCOL.md §2) */
+    bool resumed;            /* its hello resumed from us: replay, not last values */
     bool lvc_offered;        /* last values are offered once, at its first sub */
     int16_t lvc_next;        /* next last-value entry to offer it, or -1 */
     /* Last: brk_peer_up() clears everything before it, not the buffer itself. */
