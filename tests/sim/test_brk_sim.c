@@ -621,13 +621,24 @@ static bool raw_saw(unsigned i, const char *needle)
     return false;
 }
 
-static void zeroq_room(uint64_t seed)
+/* Broker 0 and a raw member 1, connected; nothing said yet. @p missed: published on "t" (seq 1)
+ * before member 1 came, or NULL. */
+static void raw_room(uint64_t seed, const char *missed)
 {
     mesh_reset(seed, clean);
     mesh_add("room", true, NULL, -1);
-    mesh_add("room", false, NULL, -1); /* ZeroQ: no broker, raw frames */
+    if (missed != NULL) {
+        publish(0, "t", missed, BRK_QOS_0);
+    }
+    mesh_add("room", false, NULL, -1);
     want_members = 2;
     assert_true(mesh_run(mesh.now + 60000, all_connected));
+}
+
+/* ...with member 1 a ZeroQ peer: it gossips first. */
+static void zeroq_room(uint64_t seed)
+{
+    raw_room(seed, NULL); /* ZeroQ: no broker, raw frames */
     mesh_send_raw(1, 0, "{\"type\":\"__gossip__\",\"peers\":[]}"); /* ZeroQ's dc.onopen */
     mesh_run_for(100);
 }
@@ -635,11 +646,7 @@ static void zeroq_room(uint64_t seed)
 static void a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second(void **state)
 {
     (void)state;
-    mesh_reset(45, clean);
-    mesh_add("room", true, NULL, -1);
-    mesh_add("room", false, NULL, -1);
-    want_members = 2;
-    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    raw_room(45, NULL);
     publish(0, "early", "1", BRK_QOS_0);
     mesh_run_for(500);
     assert_false(raw_saw(1, "\"topic\":\"early\"")); /* it might still say hello */
@@ -674,11 +681,7 @@ static void resume_from(const brk_t *b, unsigned seq, char *out, size_t cap)
 static void a_hello_after_the_wait_still_gets_our_sub(void **state)
 {
     (void)state;
-    mesh_reset(47, clean);
-    mesh_add("room", true, NULL, -1);
-    mesh_add("room", false, NULL, -1); /* raw frames: it plays a late zq peer */
-    want_members = 2;
-    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    raw_room(47, NULL); /* raw frames: member 1 plays a late zq peer */
     assert_int_equal(brk_subscribe(broker(0), mesh.now, "news"), ZQ_OK);
     mesh_run_for(1500);
     assert_true(broker(0)->peers[0].classified);
@@ -742,23 +745,13 @@ static unsigned raw_count(unsigned i, const char *needle)
     return n;
 }
 
-/* Broker 0 and a raw member 1 that plays a zq peer, connected; nothing said yet. */
-static void zq_raw_room(uint64_t seed)
-{
-    mesh_reset(seed, clean);
-    mesh_add("room", true, NULL, -1);
-    mesh_add("room", false, NULL, -1);
-    want_members = 2;
-    assert_true(mesh_run(mesh.now + 60000, all_connected));
-}
-
 /* A peer's sub before its hello: the hello was lost (a browser dropped it) and comes again.
  * The peer is no ZeroQ peer meanwhile: sent ZeroQ's form, it would get what its hello's resume
  * point then replays a second time (PROTOCOL.md §2). */
 static void a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice(void **state)
 {
     (void)state;
-    zq_raw_room(51);
+    raw_room(51, NULL);
     const brk_t *b = broker(0);
     char resume[96];
     resume_from(b, 0, resume, sizeof resume);
@@ -781,7 +774,7 @@ static void a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice(vo
 static void a_sub_with_no_hello_after_it_is_taken_for_zeroq_after_two_seconds(void **state)
 {
     (void)state;
-    zq_raw_room(52);
+    raw_room(52, NULL);
     mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"t\"]}");
     publish(0, "t", "1", BRK_QOS_0);
     mesh_run_for(1500);
@@ -797,12 +790,7 @@ static void a_sub_with_no_hello_after_it_is_taken_for_zeroq_after_two_seconds(vo
 static void a_late_hello_s_replay_skips_what_went_in_zeroq_s_form(void **state)
 {
     (void)state;
-    mesh_reset(53, clean);
-    mesh_add("room", true, NULL, -1);
-    publish(0, "t", "\"before\"", BRK_QOS_0); /* seq 1: missed, the replay's to send */
-    mesh_add("room", false, NULL, -1);         /* raw frames: a zq peer whose frames are lost */
-    want_members = 2;
-    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    raw_room(53, "\"before\""); /* missed: the replay's to send; member 1's frames are lost */
     publish(0, "t", "\"while-silent\"", BRK_QOS_0);
     mesh_run_for(1500);
     const brk_t *b = broker(0);
@@ -826,12 +814,7 @@ static void a_late_hello_s_replay_skips_what_went_in_zeroq_s_form(void **state)
 static void a_late_hello_s_lost_report_leaves_out_what_went_in_zeroq_s_form(void **state)
 {
     (void)state;
-    mesh_reset(54, clean);
-    mesh_add("room", true, NULL, -1);
-    publish(0, "t", "\"before\"", BRK_QOS_0); /* seq 1 */
-    mesh_add("room", false, NULL, -1);
-    want_members = 2;
-    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    raw_room(54, "\"before\"");
     char payload[1024];
     unsigned n = 2 * ZQ_BRK_RING_BYTES / (sizeof payload - 24); /* twice what the ring holds */
     for (unsigned i = 0; i < n; i++) {
@@ -860,7 +843,7 @@ static void a_late_hello_s_lost_report_leaves_out_what_went_in_zeroq_s_form(void
 static void a_resume_point_just_below_what_went_in_zeroq_s_form_acks_it(void **state)
 {
     (void)state;
-    zq_raw_room(55);
+    raw_room(55, NULL);
     const brk_t *b = broker(0);
     char frame[128];
     raw_hello(65536, "\"sub\",\"qos1\",\"replay\"", "");
