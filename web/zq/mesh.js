@@ -250,10 +250,7 @@ export class Mesh {
   }
 
   onPeerLeft(id) {
-    this.cancelRedial(id);
-    const e = this.peers.get(id);
-    if (e) e.redial = false;
-    this.closeEntry(e, 'left');
+    this.dropMember(id, 'left');
     this.h.event('peer_left', { id });
   }
 
@@ -263,11 +260,7 @@ export class Mesh {
     if (typeof id !== 'string') return;
     const e = this.peers.get(id);
     if (e && e.handle) return; /* stale: it has dialed us since */
-    this.cancelRedial(id);
-    if (e) {
-      e.redial = false;
-      this.closeEntry(e, 'refused');
-    }
+    this.dropMember(id, 'refused');
     this.h.event('waiting', { id, reason: typeof reason === 'string' ? reason : 'full' });
   }
 
@@ -369,6 +362,14 @@ export class Mesh {
     this.closeEntry(e, why);
     this.h.event('peer_failed', { id: e.id, reason: why });
     if (e.redial && !this.closed) this.scheduleRedial(e.id);
+  }
+
+  /** Ends our connection to @p id, or our dial, if any, with no redial. */
+  dropMember(id, why) {
+    this.cancelRedial(id);
+    const e = this.peers.get(id);
+    if (e) e.redial = false;
+    this.closeEntry(e, why);
   }
 
   cancelRedial(id) {
