@@ -174,7 +174,8 @@ typedef struct {
 typedef struct {
     uint32_t rx_datagrams;
     uint32_t rx_dropped;     /**< not DTLS records at all, or larger than the input buffer */
-    uint32_t rx_discarded;   /**< yielded nothing: forged, replayed, or a retransmitted flight */
+    uint32_t rx_discarded;   /**< yielded nothing: forged, replayed, a retransmitted flight, or
+                                  (server) not a ClientHello before the first one */
     uint32_t tx_datagrams;
     uint32_t hello_verify_sent;
 } dtls_stats_t;
@@ -195,6 +196,7 @@ typedef struct {
     uint32_t timer_fin_ms;    /* 0: stopped */
     const uint8_t *rx;        /* the datagram being fed, borrowed until consumed */
     size_t rx_len;
+    bool awaiting_hello;      /* a server before its (next) ClientHello */
     bool staged;              /* a datagram was fed while connected and not read to the end */
     bool staged_yielded;      /* ... and it produced application data */
     uint8_t client_id[32];    /* transport id for HelloVerifyRequest cookies (server) */
@@ -218,7 +220,12 @@ zq_err_t dtls_start(dtls_t *d, const dtls_context_t *ctx, dtls_role_t role,
                     const dtls_fingerprint_t *remote_fp, const uint8_t *peer_id,
                     size_t peer_id_len, uint64_t now);
 
-/** Feeds one datagram from the peer. @p data is borrowed until the next dtls_read() that
+/** Whether a datagram opens with a ClientHello record: what a server may start from. */
+bool dtls_is_client_hello(const uint8_t *data, size_t len);
+
+/** Feeds one datagram from the peer. A server that has no ClientHello yet discards (and
+ *  counts in rx_discarded) anything else: a record left over from an earlier connection
+ *  between the same addresses must not end this one (RFC 6347 §4.1.2.7).  @p data is borrowed until the next dtls_read() that
  *  returns 0, or the next dtls_handle_* call, whichever comes first. */
 zq_err_t dtls_handle_datagram(dtls_t *d, uint64_t now, const uint8_t *data, size_t len);
 

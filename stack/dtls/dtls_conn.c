@@ -187,6 +187,7 @@ static void handshake_done(dtls_t *d)
 static int restart_after_hello_verify(dtls_t *d)
 {
     d->stats.hello_verify_sent++;
+    d->awaiting_hello = true;
     int ret = mbedtls_ssl_session_reset(&d->ssl);
     if (ret == 0) {
         ret = mbedtls_ssl_set_client_transport_id(&d->ssl, d->client_id, d->client_id_len);
@@ -278,6 +279,7 @@ zq_err_t dtls_start(dtls_t *d, const dtls_context_t *ctx, dtls_role_t role,
     }
     if (role == DTLS_ROLE_SERVER) {
         (void)mbedtls_ssl_set_client_transport_id(&d->ssl, d->client_id, d->client_id_len);
+        d->awaiting_hello = true;
     }
     d->state = DTLS_STATE_HANDSHAKE;
     step_handshake(d); /* a client sends its ClientHello now */
@@ -297,6 +299,14 @@ zq_err_t dtls_handle_datagram(dtls_t *d, uint64_t now, const uint8_t *data, size
     if (!dtls_datagram_well_formed(data, len)) {
         d->stats.rx_dropped++;
         return ZQ_ERR_MALFORMED;
+    }
+    if (d->awaiting_hello) {
+        /* mbedTLS would end the handshake on it: RFC 6347 §4.1.2.7 says discard instead */
+        if (!dtls_is_client_hello(data, len)) {
+            d->stats.rx_discarded++;
+            return ZQ_OK;
+        }
+        d->awaiting_hello = false;
     }
     d->rx = data;
     d->rx_len = len;

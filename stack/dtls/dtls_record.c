@@ -37,3 +37,11 @@ bool dtls_datagram_well_formed(const uint8_t *data, size_t len)
     }
     return true;
 }
+
+/* RFC 6347 §4.2.2: a ClientHello (handshake type 1) travels in an epoch-0 handshake record
+ * (content type 22), the first record of its datagram. */
+bool dtls_is_client_hello(const uint8_t *data, size_t len)
+{
+    return len > RECORD_HEADER_LEN && data[0] == 22 && data[3] == 0 && data[4] == 0 &&
+           data[RECORD_HEADER_LEN] == 1;
+}

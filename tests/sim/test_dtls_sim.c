@@ -210,6 +210,29 @@ static void garbage_mid_session_is_dropped_and_counted(void **state)
     dtls_pair_free(&pair);
 }
 
+/* RFC 6347 §4.1.2.7: invalid records are discarded. What an earlier connection between the
+ * same addresses left in flight (its last application data, its close_notify) reaches a
+ * server that waits for a ClientHello: it is counted and the handshake goes on. */
+static void records_before_the_client_hello_leave_the_server_waiting(void **state)
+{
+    (void)state;
+    start(12, clean);
+    pair.end[0].mute = true; /* the client's first ClientHello is lost */
+    uint8_t stale_data[13 + 40] = {23, 254, 253, 0, 1, 0, 0, 0, 0, 0, 7, 0, 40};
+    memset(stale_data + 13, 0x42, 40);
+    inject(1, stale_data, sizeof stale_data);
+    const uint8_t stale_alert[13 + 26] = {21, 254, 253, 0, 1, 0, 0, 0, 0, 0, 8, 0, 26};
+    inject(1, stale_alert, sizeof stale_alert);
+    dtls_pair_run(&pair, pair.now + 100, NULL);
+    assert_int_equal(dtls_stats(&pair.end[1].conn)->rx_discarded, 2);
+    assert_int_equal(dtls_state(&pair.end[1].conn), DTLS_STATE_HANDSHAKE);
+    pair.end[0].mute = false; /* its retransmission gets through */
+    assert_true(dtls_pair_run(&pair, pair.now + 5000, connected_or_failed));
+    assert_true(dtls_pair_both_connected(&pair));
+    exchange(3, 100);
+    dtls_pair_free(&pair);
+}
+
 static void close_from_client_reaches_server(void **state)
 {
     (void)state;
@@ -435,6 +458,7 @@ int main(void)
         cmocka_unit_test(server_rejects_client_with_wrong_fingerprint),
         cmocka_unit_test(server_rejects_client_without_certificate),
         cmocka_unit_test(garbage_mid_session_is_dropped_and_counted),
+        cmocka_unit_test(records_before_the_client_hello_leave_the_server_waiting),
         cmocka_unit_test(close_from_client_reaches_server),
         cmocka_unit_test(close_from_server_reaches_client),
         cmocka_unit_test(handshake_times_out_when_the_peer_is_silent),
