@@ -18,12 +18,15 @@
  * while (peer_read(&pc, now, &msg)) ...;       // data channel messages
  * @endcode
  *
- * DTLS role (RFC 5763 §5, RFC 8842): a zq peer prefers to be the DTLS *server*. It offers
- * `a=setup:actpass` and answers an actpass offer with `a=setup:passive`; browsers answer
- * offers with `active`. So zq is the server in both offer directions (one code path, tested
- * both ways), it picks the cipher suite (AES-128-GCM: hardware AES on the ESP32, and a key
- * log tshark can decrypt, where Chromium as server would pick ChaCha20), and an ICE-lite
- * device never has to start a handshake on a pair the controlling browser has not nominated.
+ * DTLS role (RFC 5763 §5, RFC 8842): a zq peer offers `a=setup:actpass` and answers an
+ * actpass offer with `a=setup:active`, as JSEP recommends (RFC 8829 §5.3.1) and browsers,
+ * aiortc and Pion do. So the answerer is the DTLS client and the offerer the server, whoever
+ * they are, and zq takes each role in one offer direction. Why active: a peer that takes its
+ * stream-id parity from its ICE role (aiortc 1.4: controlling, so odd ids) agrees with RFC
+ * 8832 §6 whenever it dials zq; an answering device sends a ClientHello instead of having to
+ * reassemble a browser's post-quantum one spread over several records; and a lite answerer's
+ * ClientHello waits for its nomination (RFC 8445 §12.1.1). As client zq lists AES-128-GCM
+ * first; the server chooses (Chromium takes ChaCha20-Poly1305 when it is offered).
  */
 #ifndef ZQ_PEER_H
 #define ZQ_PEER_H
@@ -189,7 +192,7 @@ zq_err_t peer_create_offer(peer_t *p, uint64_t now, char *sdp, size_t cap, size_
 zq_err_t peer_set_remote_description(peer_t *p, uint64_t now, const char *sdp, size_t len,
                                      const char **reason);
 
-/** Writes our answer to the offer given before (a=setup:passive to an actpass offer). */
+/** Writes our answer to the offer given before (a=setup:active to an actpass offer). */
 zq_err_t peer_create_answer(peer_t *p, uint64_t now, char *sdp, size_t cap, size_t *len);
 
 /** A trickled remote candidate (the a=candidate value, with or without "candidate:"). */

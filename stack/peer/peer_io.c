@@ -212,11 +212,12 @@ static void deliver_dtls_records(peer_t *p, uint64_t now)
  * on the first record from an address ICE knows, and takes the selected pair when it comes.
  * HelloVerifyRequest (RFC 6347 §4.2.1) and the pinned fingerprint guard this as before. */
 static void maybe_start_dtls_early(peer_t *p, uint64_t now, const zq_addr_t *local,
-                                   const zq_addr_t *remote)
+                                   const zq_addr_t *remote, const uint8_t *data, size_t len)
 {
     if (p->dtls_started || p->state != PEER_STATE_CONNECTING ||
-        p->dtls_role != DTLS_ROLE_SERVER || !peer_owns_address(p, remote)) {
-        return;
+        p->dtls_role != DTLS_ROLE_SERVER || !peer_owns_address(p, remote) ||
+        !dtls_is_client_hello(data, len)) {
+        return; /* a stale record from an earlier connection starts nothing */
     }
     p->path_local = *local;
     p->path_remote = *remote;
@@ -237,7 +238,7 @@ zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
     if (first <= 3) {
         err = ice_agent_handle_datagram(&p->ice, now, local, remote, data, len); /* STUN */
     } else if (first >= 20 && first <= 63) {
-        maybe_start_dtls_early(p, now, local, remote);
+        maybe_start_dtls_early(p, now, local, remote, data, len);
         if (!p->dtls_started || !peer_owns_address(p, remote)) {
             p->stats.rx_dtls_dropped++; /* DTLS before ICE, or from an unchecked address */
             err = ZQ_ERR_STATE;

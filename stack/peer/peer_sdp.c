@@ -75,7 +75,8 @@ zq_err_t peer_create_answer(peer_t *p, uint64_t now, char *sdp, size_t cap, size
     return err;
 }
 
-/* RFC 5763 §5 / RFC 8842: who is the DTLS client. zq prefers server (see peer.h). */
+/* RFC 5763 §5 / RFC 8842: who is the DTLS client. An answerer takes active, as JSEP
+ * recommends (RFC 8829 §5.3.1) and browsers do (see peer.h). */
 static zq_err_t choose_dtls_role(peer_t *p, sdp_setup_t remote)
 {
     switch (remote) {
@@ -83,7 +84,7 @@ static zq_err_t choose_dtls_role(peer_t *p, sdp_setup_t remote)
         if (p->offerer) {
             return ZQ_ERR_MALFORMED; /* an answer cannot leave the choice open */
         }
-        p->dtls_role = DTLS_ROLE_SERVER;
+        p->dtls_role = DTLS_ROLE_CLIENT;
         return ZQ_OK;
     case SDP_SETUP_ACTIVE:
         p->dtls_role = DTLS_ROLE_SERVER;

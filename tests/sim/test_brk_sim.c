@@ -475,12 +475,24 @@ static void messages_gone_from_the_ring_are_announced_as_lost(void **state)
            (unsigned long long)lost->lost_from, (unsigned long long)lost->lost_to);
 }
 
+/* A subscription starts when the publisher has it (PROTOCOL.md §3): through 20 % loss the
+ * sub frame may need a retransmission or two. */
+static bool publisher_has_a_sub(void)
+{
+    for (unsigned q = 0; q < ZQ_NODE_MAX_PEERS; q++) {
+        if (broker(0)->peers[q].open && broker(0)->peers[q].n_topics > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void qos1_through_20pct_loss_and_a_reconnect_loses_and_duplicates_nothing(void **state)
 {
     (void)state;
     room_of(2, 22, (simnet_impairment_t){20, 2, 10, 5});
     assert_int_equal(brk_subscribe(broker(1), mesh.now, "feed"), ZQ_OK);
-    mesh_run_for(500);
+    assert_true(mesh_run(mesh.now + 10000, publisher_has_a_sub));
     int sent = 0;
     unsigned blocked = 0;
     while (sent < 300) {

@@ -104,7 +104,7 @@ static void pump(int i)
 
 static int side_at(const zq_addr_t *addr)
 {
-    return zq_addr_equal(addr, &sides[0].addr) || zq_addr_equal(addr, &sides[0].addr2) ? 0 : 1;
+    return zq_addr_equal(addr, &sides[1].addr) || zq_addr_equal(addr, &sides[1].addr2) ? 1 : 0;
 }
 
 static bool run(uint64_t until, bool (*done)(void))
@@ -161,27 +161,24 @@ static void init_sides(uint64_t seed, simnet_impairment_t impair, ice_mode_t mod
     }
 }
 
-/* Side 0 offers, side 1 answers, through the SDP's text. @p setup, when not NULL, replaces
- * the offer's a=setup:actpass (a peer that insists on a DTLS role). */
-static void offer_and_answer(const char *setup)
+/* Side 0 offers, side 1 answers, through the SDP's text. */
+static void offer_and_answer(void)
 {
     static char offer[PEER_SDP_MAX], answer[PEER_SDP_MAX];
     size_t offer_len, answer_len;
     const char *reason = NULL;
     assert_int_equal(peer_create_offer(&sides[0].pc, now, offer, sizeof offer, &offer_len), ZQ_OK);
-    char *actpass = strstr(offer, "a=setup:actpass");
-    assert_non_null(actpass);
-    if (setup != NULL) { /* same length: "passive" and "actpass" */
-        memcpy(actpass, setup, strlen("a=setup:actpass"));
-    }
+    assert_non_null(strstr(offer, "a=setup:actpass"));
     assert_int_equal(
         peer_set_remote_description(&sides[1].pc, now, offer, offer_len, &reason), ZQ_OK);
     assert_int_equal(peer_create_answer(&sides[1].pc, now, answer, sizeof answer, &answer_len),
                      ZQ_OK);
     assert_int_equal(
         peer_set_remote_description(&sides[0].pc, now, answer, answer_len, &reason), ZQ_OK);
-    /* zq answers an actpass offer as DTLS server */
-    assert_non_null(strstr(answer, setup == NULL ? "a=setup:passive" : "a=setup:active"));
+    /* RFC 8829 §5.3.1: zq answers an actpass offer as DTLS client */
+    assert_non_null(strstr(answer, "a=setup:active"));
+    assert_true(sides[0].pc.dtls_role == DTLS_ROLE_SERVER);
+    assert_true(sides[1].pc.dtls_role == DTLS_ROLE_CLIENT);
     pump(0);
     pump(1);
 }
@@ -191,7 +188,7 @@ static void connect(uint64_t seed, simnet_impairment_t impair, ice_mode_t mode0,
                     ice_mode_t mode1)
 {
     init_sides(seed, impair, mode0, mode1, 200);
-    offer_and_answer(NULL);
+    offer_and_answer();
     assert_true(run(now + 30000, both_connected));
     assert_true(sides[0].connected && sides[1].connected);
 }
@@ -354,56 +351,52 @@ static bool both_selected(void)
            ice_agent_selected_pair(&sides[1].pc.ice, &l, &r);
 }
 
-/* RFC 8445 §12.1: a full agent may send data on a valid pair before selection. The offerer
- * (full ICE, DTLS client: zq answers a=setup:passive) sends its ClientHello once its first
- * check succeeds, not one Ta later after the nominating check; the lite answerer, DTLS
- * server, takes it from the address it answered (§12.2). */
+/* RFC 8445 §12.1: a full agent may send data on a valid pair before selection. The full
+ * answerer (DTLS client, as a browser answering a lite device) sends its ClientHello once its
+ * first check succeeds, not one Ta later after the nominating check; the lite offerer, DTLS
+ * server, takes it from the address it offered (§12.2). */
 static void a_full_dtls_client_starts_dtls_on_its_first_valid_pair(void **state)
 {
     (void)state;
-    connect(21, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE);
-    assert_true(sides[0].first_dtls_before_selection);
-    assert_true(sides[0].pc.dtls_role == DTLS_ROLE_CLIENT);
+    connect(21, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_LITE, ICE_MODE_FULL);
+    assert_true(sides[1].first_dtls_before_selection);
     assert_true(run(now + 5000, both_selected)); /* nomination still happens */
-    assert_true(zq_addr_equal(&sides[0].last_dtls_from, &sides[0].addr));
+    assert_true(zq_addr_equal(&sides[1].last_dtls_from, &sides[1].addr));
 }
 
 /* RFC 8445 §12.1.1: a lite agent "MUST NOT send data until it has a valid list", which only a
- * nomination fills (§7.3.2). Told a=setup:passive, the lite answerer is DTLS client: its
- * ClientHello waits for the full peer's USE-CANDIDATE check. */
+ * nomination fills (§7.3.2). The lite answerer is DTLS client: its ClientHello waits for the
+ * full offerer's USE-CANDIDATE check. */
 static void a_lite_dtls_client_waits_for_its_nomination(void **state)
 {
     (void)state;
-    init_sides(22, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE, 200);
-    offer_and_answer("a=setup:passive");
-    assert_true(sides[1].pc.dtls_role == DTLS_ROLE_CLIENT);
-    assert_true(run(now + 30000, both_connected));
-    assert_true(sides[0].connected && sides[1].connected);
+    connect(22, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE);
     assert_false(sides[1].first_dtls_before_selection);
 }
 
 /* RFC 8445 §12.1: "Once selected pairs have been produced ... an agent MUST send data on
- * those pairs only." The offerer has two hosts; the check from the better one is lost, so
- * DTLS starts on the other, the first valid pair. The better pair's retransmitted check then
- * succeeds within the nomination wait, is nominated, and DTLS (and SCTP in it) moves there. */
+ * those pairs only." The full answerer has two hosts; the check from the better one is lost,
+ * so DTLS starts on the other, the first valid pair. The better pair's retransmitted check
+ * then succeeds within the nomination wait, is nominated, and DTLS (and SCTP in it) moves
+ * there. */
 static void dtls_moves_to_the_selected_pair_when_another_was_valid_first(void **state)
 {
     (void)state;
-    init_sides(23, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_FULL, ICE_MODE_LITE, 2000);
-    sides[0].addr2 = zq_addr_v4(10, 0, 0, 3, 5002); /* another IP: another foundation */
-    assert_int_equal(peer_add_host_candidate(&sides[0].pc, now, &sides[0].addr2), ZQ_OK);
-    drop_first_from = sides[0].addr; /* the first host's first check */
-    offer_and_answer(NULL);
+    init_sides(23, (simnet_impairment_t){0, 0, 5, 0}, ICE_MODE_LITE, ICE_MODE_FULL, 2000);
+    sides[1].addr2 = zq_addr_v4(10, 0, 0, 3, 5002); /* another IP: another foundation */
+    assert_int_equal(peer_add_host_candidate(&sides[1].pc, now, &sides[1].addr2), ZQ_OK);
+    drop_first_from = sides[1].addr; /* the first host's first check */
+    offer_and_answer();
     assert_true(run(now + 30000, both_connected));
     assert_true(sides[0].connected && sides[1].connected);
-    assert_true(zq_addr_equal(&sides[0].first_dtls_from, &sides[0].addr2));
+    assert_true(zq_addr_equal(&sides[1].first_dtls_from, &sides[1].addr2));
     assert_true(run(now + 5000, both_selected));
     zq_addr_t l, r;
-    assert_true(ice_agent_selected_pair(&sides[0].pc.ice, &l, &r));
-    assert_true(zq_addr_equal(&l, &sides[0].addr));
+    assert_true(ice_agent_selected_pair(&sides[1].pc.ice, &l, &r));
+    assert_true(zq_addr_equal(&l, &sides[1].addr));
     exchange_10000();
-    assert_true(zq_addr_equal(&sides[0].last_dtls_from, &sides[0].addr));
-    assert_true(zq_addr_equal(&sides[1].pc.path_remote, &sides[0].addr));
+    assert_true(zq_addr_equal(&sides[1].last_dtls_from, &sides[1].addr));
+    assert_true(zq_addr_equal(&sides[0].pc.path_remote, &sides[1].addr));
 }
 
 static void garbage_offer_is_refused_with_a_reason(void **state)
