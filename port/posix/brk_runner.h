@@ -144,8 +144,30 @@ size_t zq_brk_json_value(const char *text, size_t len, char *out, size_t cap);
  *  does not fit @p cap. */
 size_t zq_brk_json_string(const char *text, size_t len, char *out, size_t cap);
 
-/** Writes @p v (a JSON string) decoded, else as is, to @p out with a newline. */
-void zq_brk_print_text(FILE *out, brk_str_t v);
+/** How a payload leaves a command: on stdout, or on an --exec command's stdin. The wire is
+ *  JSON either way; this is only what a shell sees. */
+typedef enum {
+    ZQ_BRK_FORM_TEXT, /**< a JSON string as its text (escapes undone, UTF-8; a \\u0000 is a
+                           NUL byte), any other value as its JSON text as received: the default,
+                           so that `zq pub t hi` comes out as hi and `{"t":1}` as {"t":1} */
+    ZQ_BRK_FORM_JSON, /**< every value as its JSON text as received (--json): the exact value,
+                           "21.5" (a string) apart from 21.5 (a number) */
+} zq_brk_form_t;
+
+/**
+ * @p v (one JSON value, as a broker event gives it) in @p form. @p out points into @p v, or
+ * to a static buffer that the next call reuses.
+ * @return ZQ_OK; ZQ_ERR_TOO_LONG (a string longer than any frame carries: never truncated);
+ *         ZQ_ERR_MALFORMED (a string that is not valid JSON). On error @p out is empty.
+ */
+zq_err_t zq_brk_payload_text(brk_str_t v, zq_brk_form_t form, brk_str_t *out);
+
+/**
+ * Writes @p head (none if empty), a space, @p v in @p form and a newline to @p out, and
+ * flushes it. Writes nothing when @p v cannot be given in @p form.
+ * @return ZQ_OK, zq_brk_payload_text()'s error, or ZQ_ERR_IO (@p out failed).
+ */
+zq_err_t zq_brk_print_payload(FILE *out, brk_str_t head, brk_str_t v, zq_brk_form_t form);
 
 /** Starts reading stdin into @p r->in's callbacks. @return ZQ_OK or the loop's error. */
 zq_err_t zq_brk_stdin_start(zq_brk_runner_t *r,

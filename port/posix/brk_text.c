@@ -39,17 +39,46 @@ size_t zq_brk_json_value(const char *text, size_t len, char *out, size_t cap)
     return v.len;
 }
 
-void zq_brk_print_text(FILE *out, brk_str_t v)
+/* ---- Payloads out -------------------------------------------------------------------------- */
+
+/* Holds a string payload unescaped. Unescaping never lengthens a string ("\u00e9" is 6 bytes
+ * for 2, and the quotes go), so the text of any payload a frame can carry fits, with the NUL
+ * json_get_string() adds. */
+static char unescaped[ZQ_BRK_FRAME_MAX + 1];
+
+zq_err_t zq_brk_payload_text(brk_str_t v, zq_brk_form_t form, brk_str_t *out)
 {
-    static char text[ZQ_BRK_FRAME_MAX + 1];
-    size_t len = 0;
     json_value_t value = {v.p, v.len};
-    if (json_type(value) == JSON_STRING &&
-        json_get_string(value, text, sizeof text, &len) == ZQ_OK) {
-        (void)fprintf(out, "%.*s\n", (int)len, text);
-    } else {
-        (void)fprintf(out, "%.*s\n", (int)v.len, v.p);
+    *out = v;
+    if (form == ZQ_BRK_FORM_JSON || json_type(value) != JSON_STRING) {
+        return ZQ_OK;
     }
+    size_t len = 0;
+    zq_err_t err = json_get_string(value, unescaped, sizeof unescaped, &len);
+    if (err != ZQ_OK) {
+        *out = (brk_str_t){NULL, 0};
+        return err == ZQ_ERR_NO_SPACE ? ZQ_ERR_TOO_LONG : err;
+    }
+    *out = (brk_str_t){unescaped, len};
+    return ZQ_OK;
+}
+
+/* fwrite rather than printf's %.*s, which would stop at a NUL that a \u0000 put there. */
+static bool write_all(FILE *out, brk_str_t s)
+{
+    return s.len == 0 || fwrite(s.p, 1, s.len, out) == s.len;
+}
+
+zq_err_t zq_brk_print_payload(FILE *out, brk_str_t head, brk_str_t v, zq_brk_form_t form)
+{
+    brk_str_t text;
+    zq_err_t err = zq_brk_payload_text(v, form, &text);
+    if (err != ZQ_OK) {
+        return err; /* before anything is written: no line is left half printed */
+    }
+    bool ok = write_all(out, head) && (head.len == 0 || fputc(' ', out) != EOF) &&
+              write_all(out, text) && fputc('\n', out) != EOF;
+    return ok && fflush(out) == 0 ? ZQ_OK : ZQ_ERR_IO;
 }
 
 /* ---- stdin, one message per line ------------------------------------------------------------ */

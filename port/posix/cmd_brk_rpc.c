@@ -91,8 +91,12 @@ static void req_event(void *ctx, zq_brk_runner_t *r, uint64_t now, const brk_eve
         q->in_flight = false;
         zq_brk_stdin_resume(r, now); /* the next line, if they come from stdin */
     } else if (ev->type == BRK_EVENT_REPLY) {
+        /* The reason is for the person reading stderr: text, with or without --json. */
         (void)fprintf(stderr, "zq req: %s refused: ", q->o->name);
-        zq_brk_print_text(stderr, ev->payload);
+        if (zq_brk_print_payload(stderr, (brk_str_t){NULL, 0}, ev->payload, ZQ_BRK_FORM_TEXT) !=
+            ZQ_OK) {
+            (void)fprintf(stderr, "%.*s\n", (int)ev->payload.len, ev->payload.p);
+        }
         zq_brk_runner_finish(r, ZQ_CLI_EXIT_FAIL);
     } else if (ev->type == BRK_EVENT_REQUEST_FAILED) {
         uint32_t tries = q->o->retries + 1u;
