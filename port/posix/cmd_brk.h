@@ -30,6 +30,7 @@ typedef struct {
     brk_dlq_op_t dlq_op;       /**< dlq: list, --requeue, --purge */
     uint8_t dlq_ops;           /**< how many of --requeue and --purge were given */
     bool keep_dead;            /**< put --keep-dead */
+    zq_brk_form_t form;        /**< sub, work, req, rep, dlq: payloads as text, or --json */
 } zq_brk_options_t;
 
 /** Whether MSG says "read stdin". */

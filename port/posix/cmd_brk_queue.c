@@ -171,14 +171,31 @@ static bool run_job(work_t *w, const zq_exec_task_t *t)
     char attempt[16];
     (void)snprintf(attempt, sizeof attempt, "%" PRIu32, t->attempt);
     const char *why = NULL;
-    if (setenv("ZQ_JOB_ID", t->id, 1) != 0 || setenv("ZQ_JOB_ATTEMPT", attempt, 1) != 0) {
+    brk_str_t input; /* the payload as text, or --json's JSON text */
+    zq_err_t err = zq_brk_payload_text((brk_str_t){t->payload, t->len}, w->o->form, &input);
+    if (err != ZQ_OK) {
+        why = zq_strerror(err);
+    } else if (setenv("ZQ_JOB_ID", t->id, 1) != 0 ||
+               setenv("ZQ_JOB_ATTEMPT", attempt, 1) != 0) {
         why = "no room for its environment";
-    } else if (zq_exec_start(&w->exec, &w->r->loop, w->o->exec, t->payload, t->len, false,
+    } else if (zq_exec_start(&w->exec, &w->r->loop, w->o->exec, input.p, input.len, false,
                              job_exited, w, &why) == ZQ_OK) {
         return true;
     }
     (void)fprintf(stderr, "zq work: cannot run '%s' for job %s: %s\n", w->o->exec, t->id, why);
     return false;
+}
+
+/* Without --exec: the job's id and payload on stdout; false (nacked) if they could not be. */
+static bool print_job(work_t *w, const zq_exec_task_t *t)
+{
+    brk_str_t id = {t->id, strlen(t->id)};
+    zq_err_t err = zq_brk_print_payload(stdout, id, (brk_str_t){t->payload, t->len}, w->o->form);
+    if (err != ZQ_OK) {
+        (void)fprintf(stderr, "zq work: cannot print job %s to stdout: %s\n", t->id,
+                      zq_strerror(err));
+    }
+    return err == ZQ_OK;
 }
 
 /* Acks or nacks the oldest job; false while its producer's channel has no room. */
@@ -214,9 +231,8 @@ static void work_pump(work_t *w, uint64_t now)
                 return;
             }
         } else if (w->o->exec == NULL) {
-            (void)printf("%s %.*s\n", t->id, (int)t->len, t->payload);
-            (void)fflush(stdout);
-            w->finished = w->ok = true;
+            w->finished = true;
+            w->ok = print_job(w, t);
         } else if (!run_job(w, t)) {
             w->finished = true;
             w->ok = false;
@@ -320,8 +336,9 @@ static uint64_t dlq_next_timeout(void *ctx)
     return d->answers_by != 0 ? d->answers_by : d->peers_by;
 }
 
-/* One peer's answer: its dead jobs as {"id","payload","retryCount"} items. */
-static void print_dead_jobs(brk_str_t jobs)
+/* One peer's answer: its dead jobs as {"id","payload","retryCount"} items, each printed as
+ * "id attempts payload". */
+static void print_dead_jobs(const dlq_t *d, zq_brk_runner_t *r, brk_str_t jobs)
 {
     json_iter_t it;
     json_value_t item;
@@ -329,14 +346,20 @@ static void print_dead_jobs(brk_str_t jobs)
     while (json_iter_next(&it, NULL, &item)) {
         brk_dlq_job_t j;
         char id[BRK_ID_MAX];
+        char head[BRK_ID_MAX + 16];
         if (brk_dlq_job_read(item, &j) != ZQ_OK ||
             json_get_string(j.id, id, sizeof id, NULL) != ZQ_OK) {
             continue;
         }
         json_value_t payload = j.payload.len > 0 ? j.payload : (json_value_t){"null", 4};
-        (void)printf("%s %" PRIu32 " %.*s\n", id, j.retry_count, (int)payload.len, payload.p);
+        int n = snprintf(head, sizeof head, "%s %" PRIu32, id, j.retry_count);
+        zq_err_t err = zq_brk_print_payload(stdout, (brk_str_t){head, (size_t)n},
+                                            (brk_str_t){payload.p, payload.len}, d->o->form);
+        if (err != ZQ_OK) {
+            zq_brk_runner_fail(r, "cannot print job %s to stdout: %s", id, zq_strerror(err));
+            return;
+        }
     }
-    (void)fflush(stdout);
 }
 
 static void dlq_event(void *ctx, zq_brk_runner_t *r, uint64_t now, const brk_event_t *ev)
@@ -351,7 +374,7 @@ static void dlq_event(void *ctx, zq_brk_runner_t *r, uint64_t now, const brk_eve
         return;
     }
     d->answered |= bit;
-    print_dead_jobs(ev->payload);
+    print_dead_jobs(d, r, ev->payload);
     if (d->answered == d->asked) {
         zq_brk_runner_finish(r, ZQ_CLI_EXIT_OK); /* once the requeue or purge went out */
     }

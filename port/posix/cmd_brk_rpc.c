@@ -84,9 +84,9 @@ static void req_event(void *ctx, zq_brk_runner_t *r, uint64_t now, const brk_eve
 {
     req_t *q = ctx;
     if (ev->type == BRK_EVENT_REPLY && ev->ok) {
-        (void)printf("%.*s\n", (int)ev->payload.len, ev->payload.p);
-        if (fflush(stdout) != 0) {
-            zq_brk_runner_fail(r, "cannot write to stdout");
+        zq_err_t err = zq_brk_print_payload(stdout, (brk_str_t){NULL, 0}, ev->payload, q->o->form);
+        if (err != ZQ_OK) {
+            zq_brk_runner_fail(r, "cannot print the reply to stdout: %s", zq_strerror(err));
         }
         q->in_flight = false;
         zq_brk_stdin_resume(r, now); /* the next line, if they come from stdin */
@@ -212,6 +212,19 @@ static bool send_reply(rep_t *s, uint64_t now)
     return true;
 }
 
+/* CMD for @p t, with the request's payload as text (or --json's JSON text) on its stdin. */
+static zq_err_t start_request(rep_t *s, const zq_exec_task_t *t, const char **why)
+{
+    brk_str_t input;
+    zq_err_t err = zq_brk_payload_text((brk_str_t){t->payload, t->len}, s->o->form, &input);
+    if (err != ZQ_OK) {
+        *why = zq_strerror(err);
+        return err;
+    }
+    return zq_exec_start(&s->exec, &s->r->loop, s->o->exec, input.p, input.len, true,
+                         request_done, s, why);
+}
+
 static void rep_pump(rep_t *s, uint64_t now)
 {
     while (!zq_exec_running(&s->exec)) {
@@ -223,8 +236,7 @@ static void rep_pump(rep_t *s, uint64_t now)
         }
         const zq_exec_task_t *t = zq_exec_queue_head(&s->queue);
         const char *why = NULL;
-        if (t == NULL || zq_exec_start(&s->exec, &s->r->loop, s->o->exec, t->payload, t->len,
-                                       true, request_done, s, &why) == ZQ_OK) {
+        if (t == NULL || start_request(s, t, &why) == ZQ_OK) {
             return; /* nothing to do, or wait for the child */
         }
         (void)fprintf(stderr, "zq rep: cannot run '%s': %s\n", s->o->exec, why);

@@ -148,10 +148,10 @@ static void sub_event(void *ctx, zq_brk_runner_t *r, uint64_t now, const brk_eve
     if (ev->type != BRK_EVENT_MESSAGE) {
         return;
     }
-    (void)printf("%.*s %.*s\n", (int)ev->topic.len, ev->topic.p, (int)ev->payload.len,
-                 ev->payload.p);
-    if (fflush(stdout) != 0) {
-        zq_brk_runner_fail(r, "cannot write to stdout");
+    zq_err_t err = zq_brk_print_payload(stdout, ev->topic, ev->payload, s->o->form);
+    if (err != ZQ_OK) {
+        zq_brk_runner_fail(r, "cannot print a message on '%.*s' to stdout: %s",
+                           (int)ev->topic.len, ev->topic.p, zq_strerror(err));
         return;
     }
     if (++s->received == s->o->count) {

@@ -20,6 +20,7 @@ enum {
     OPT_EXEC = 1u << 6,
     OPT_DLQ_OP = 1u << 7,
     OPT_KEEP_DEAD = 1u << 8,
+    OPT_JSON = 1u << 9,
 };
 
 typedef struct {
@@ -37,6 +38,17 @@ typedef struct {
     "MSG goes as a JSON value if it is one ({\"a\":1}, 21.5, \"text\", true), else as a JSON\n" \
     "string; MSG '-' takes one message per line of stdin (empty lines skipped).\n"
 
+/* What the commands that print or pipe payloads say about them (issue 16 §2): a shell user
+ * expects the text given to zq pub to come out as that text, as mosquitto_sub and nats do. */
+#define FORM_RULE                                                                              \
+    "A payload comes out as text: a JSON string as its characters (escapes undone, UTF-8),\n"  \
+    "any other value (number, object, array, true, false, null) as its JSON text as it came;\n" \
+    "with --json every payload comes out as its JSON text, a string in its quotes and\n"        \
+    "escapes (so that \"21.5\", a string, and 21.5, a number, differ).\n"
+
+#define JSON_OPTION \
+    "  --json           payloads as JSON text, strings quoted (default: as text)\n"
+
 static const brk_command_t pub_cmd = {
     "pub", "TOPIC MSG", "[--qos 0|1] [--count N] [--wait-peers N]",
     "Publishes MSG on TOPIC to the peers of a signalling room that subscribe to it (plain\n"
@@ -52,12 +64,15 @@ static const brk_command_t pub_cmd = {
 };
 
 static const brk_command_t sub_cmd = {
-    "sub", "PATTERN", "[--count N]",
-    "Subscribes to the topics PATTERN matches and prints one line per message: the topic, a\n"
-    "space and the payload as JSON text, flushed at once. Patterns: 'a.+.c' (+ is one level),\n"
-    "'a.#' (# is any number of levels, last only), 'log*' (a prefix), '*' (every topic).\n",
-    "  --count N        exit after N messages (default: run until SIGINT or SIGTERM)\n",
-    OPT_COUNT, 1, zq_brk_sub,
+    "sub", "PATTERN", "[--count N] [--json]",
+    "Subscribes to the topics PATTERN matches and prints each message as the topic, a space,\n"
+    "the payload and a newline, flushed at once. Patterns: 'a.+.c' (+ is one level), 'a.#'\n"
+    "(# is any number of levels, last only), 'log*' (a prefix), '*' (every topic).\n" FORM_RULE
+    "A message is one line unless its text has newlines (they are printed as they are);\n"
+    "with --json it is one line unless its sender put line breaks between JSON tokens.\n",
+    "  --count N        exit after N messages (default: run until SIGINT or SIGTERM)\n"
+    JSON_OPTION,
+    OPT_COUNT | OPT_JSON, 1, zq_brk_sub,
 };
 
 static const brk_command_t put_cmd = {
@@ -72,51 +87,56 @@ static const brk_command_t put_cmd = {
 };
 
 static const brk_command_t work_cmd = {
-    "work", "QUEUE", "[--exec CMD] [--credit N] [--count N]",
-    "Consumes jobs of QUEUE. Without --exec, prints each as its id, a space and its payload\n"
-    "(JSON text) and acks it. With --exec, runs CMD with /bin/sh -c for each job, the payload\n"
+    "work", "QUEUE", "[--exec CMD] [--credit N] [--count N] [--json]",
+    "Consumes jobs of QUEUE. Without --exec, prints each as its id, a space, its payload and\n"
+    "a newline, and acks it. With --exec, runs CMD with /bin/sh -c for each job, the payload\n"
     "and a newline on its stdin, ZQ_JOB_ID and ZQ_JOB_ATTEMPT (earlier attempts) in its\n"
     "environment, and acks the job if CMD exits 0, else nacks it (another consumer gets it).\n"
     "Jobs run one at a time, in the order they came; one still running when its producer's\n"
-    "lease ends (30 s by default) is handed to another consumer too.\n",
+    "lease ends (30 s by default) is handed to another consumer too.\n" FORM_RULE,
     "  --exec CMD       the command to run per job\n"
     "  --credit N       jobs held at once (default 1, at most 8)\n"
-    "  --count N        exit after N jobs (default: run until SIGINT or SIGTERM)\n",
-    OPT_EXEC | OPT_CREDIT | OPT_COUNT, 1, zq_brk_work,
+    "  --count N        exit after N jobs (default: run until SIGINT or SIGTERM)\n" JSON_OPTION,
+    OPT_EXEC | OPT_CREDIT | OPT_COUNT | OPT_JSON, 1, zq_brk_work,
 };
 
 static const brk_command_t req_cmd = {
-    "req", "SERVICE MSG", "[--timeout MS] [--retries N]",
+    "req", "SERVICE MSG", "[--timeout MS] [--retries N] [--json]",
     "Sends a request to one responder of SERVICE (zq rep, or a ZeroQ peer when no zq peer\n"
-    "serves it) once the room's peers are ready, and prints the reply's payload (JSON text).\n"
+    "serves it) once the room's peers are ready, and prints the reply's payload and a newline.\n"
     "A responder that does not answer in time is replaced by the next, up to --retries more.\n"
     "Exits 1 when nobody answered or the responder refused (its reason is printed).\n"
-    MSG_RULE "With '-', each line is a request, sent once the one before was answered.\n",
+    MSG_RULE "With '-', each line is a request, sent once the one before was answered.\n"
+    FORM_RULE,
     "  --timeout MS     how long each responder gets (default 5000)\n"
-    "  --retries N      further responders to try (default 2)\n",
-    OPT_TIMEOUT | OPT_RETRIES, 2, zq_brk_req,
+    "  --retries N      further responders to try (default 2)\n" JSON_OPTION,
+    OPT_TIMEOUT | OPT_RETRIES | OPT_JSON, 2, zq_brk_req,
 };
 
 static const brk_command_t rep_cmd = {
-    "rep", "SERVICE", "--exec CMD",
+    "rep", "SERVICE", "--exec CMD [--json]",
     "Serves SERVICE: for each request runs CMD with /bin/sh -c, the payload and a newline on\n"
     "its stdin, and replies with what CMD printed, as a JSON value if it is one, else as a\n"
-    "JSON string (trailing newlines dropped; no output is null). If CMD exits non-zero the\n"
-    "request is refused with CMD's stderr (or its exit status) as the reason. Requests run\n"
-    "one at a time, in the order they came. ZeroQ requesters are answered ZeroQ's way.\n",
-    "  --exec CMD       the command that answers (required)\n",
-    OPT_EXEC, 1, zq_brk_rep,
+    "JSON string (trailing newlines dropped; no output is null), with or without --json. If\n"
+    "CMD exits non-zero the request is refused with CMD's stderr (or its exit status) as the\n"
+    "reason. Requests run one at a time, in the order they came. ZeroQ requesters are\n"
+    "answered ZeroQ's way.\n" FORM_RULE
+    "So --exec cat answers each request with its payload (hi with hi, {\"a\":1} with\n"
+    "{\"a\":1}), but for a string that reads as JSON: \"21.5\" comes back as 21.5 unless\n"
+    "--json.\n",
+    "  --exec CMD       the command that answers (required)\n" JSON_OPTION,
+    OPT_EXEC | OPT_JSON, 1, zq_brk_rep,
 };
 
 static const brk_command_t dlq_cmd = {
-    "dlq", "QUEUE", "[--requeue|--purge]",
+    "dlq", "QUEUE", "[--requeue|--purge] [--json]",
     "Asks every zq peer of the room (the producers: zq put --keep-dead, or an application) for\n"
-    "its dead-lettered jobs of QUEUE and prints each as its id, its attempts and its payload\n"
-    "(JSON text); with --requeue or --purge, the peers then requeue (attempts reset) or delete\n"
-    "the jobs listed. Waits up to 2 s for the answers.\n",
+    "its dead-lettered jobs of QUEUE and prints each as its id, its attempts, its payload and\n"
+    "a newline (spaces between); with --requeue or --purge, the peers then requeue (attempts\n"
+    "reset) or delete the jobs listed. Waits up to 2 s for the answers.\n" FORM_RULE,
     "  --requeue        put the dead jobs back in the queue\n"
-    "  --purge          delete them\n",
-    OPT_DLQ_OP, 1, zq_brk_dlq,
+    "  --purge          delete them\n" JSON_OPTION,
+    OPT_DLQ_OP | OPT_JSON, 1, zq_brk_dlq,
 };
 
 /* The program's one node and broker: large, so static, and shared by the commands since a run
@@ -228,6 +248,8 @@ static bool take_flag(const brk_command_t *c, const char *arg, zq_brk_options_t 
 {
     if (strcmp(arg, "--verbose") == 0 || strcmp(arg, "-v") == 0) {
         o->net.verbose = true;
+    } else if ((c->allowed & OPT_JSON) && strcmp(arg, "--json") == 0) {
+        o->form = ZQ_BRK_FORM_JSON;
     } else if ((c->allowed & OPT_KEEP_DEAD) && strcmp(arg, "--keep-dead") == 0) {
         o->keep_dead = true;
     } else if ((c->allowed & OPT_DLQ_OP) && strcmp(arg, "--requeue") == 0) {
