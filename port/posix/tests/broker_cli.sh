@@ -51,7 +51,15 @@ every_command_has_help_and_exits_0() {
         "$zq" $cmd --help >"$out/help" 2>&1 || fail "zq $cmd --help exited $?"
         grep -q "^usage: zq $cmd " "$out/help" || fail "no usage line in zq $cmd --help"
     done
-    ok "--help of pub, sub, put, work, req, rep and dlq exits 0 with a usage line"
+    for cmd in sub work req rep dlq; do
+        "$zq" $cmd --help >"$out/help" 2>&1
+        if ! grep -q '^  --json  .*(default: as text)$' "$out/help" ||
+            ! grep -q '^A payload comes out as text: a JSON string as its' "$out/help"; then
+            fail "zq $cmd --help does not say how payloads come out"
+        fi
+    done
+    ok "--help of pub, sub, put, work, req, rep and dlq exits 0 with a usage line; that of" \
+        "sub, work, req, rep and dlq says payloads come out as text, or JSON with --json"
 }
 
 a_bad_signal_url_is_a_usage_error() {
@@ -78,12 +86,14 @@ an_unreachable_server_exits_1_and_says_why() {
 
 usage_mistakes_exit_2() {
     for args in "pub onlytopic" "sub 'a.#.b'" "rep svc" "dlq q --requeue --purge" \
-        "pub t 1 --qos 2" "work q --credit 0" "sub t --nope"; do
+        "pub t 1 --qos 2" "work q --credit 0" "sub t --nope" "pub t 1 --json" \
+        "put q 1 --json"; do
         eval "\"\$zq\" $args" 2>/dev/null
         rc=$?
         [ $rc -eq 2 ] || fail "zq $args exited $rc, not 2"
     done
-    ok "a missing MSG, a bad pattern, rep without --exec, two dlq ops, bad numbers exit 2"
+    ok "a missing MSG, a bad pattern, rep without --exec, two dlq ops, bad numbers, --json" \
+        "on pub or put exit 2"
 }
 
 # ---- Topics ---------------------------------------------------------------------------------
@@ -105,7 +115,97 @@ a_subscriber_prints_each_matching_message_once_in_order() {
     sed 's/^/    /' "$out/sub.out"
 }
 
-# ---- Work queues ----------------------------------------------------------------------------
+# ---- Payloads out: as text, or JSON text with --json (issue 16 §2) ---------------------------
+
+# MSGs one pub each, in order, to $2 peers of room $1 on topic $1.t.
+pub_each() {
+    room=$1
+    peers=$2
+    shift 2
+    for msg in "$@"; do
+        timeout 60 "$zq" pub "$room.t" "$msg" --wait-peers "$peers" --signal "$url" \
+            --room "$room" || fail "pub '$msg' exited $?"
+    done
+}
+
+# Fails unless file $1 holds exactly what file $1.want does.
+same_as_wanted() {
+    cmp -s "$1" "$1.want" || fail "$(basename "$1") is not as wanted: $(od -c "$1" | head -20)"
+}
+
+text_and_json_come_out_as_they_went_in_and_json_keeps_the_value() {
+    spawn text sub 'form.#' --count 5 --signal "$url" --room form
+    text=$last
+    spawn json sub 'form.#' --count 5 --json --signal "$url" --room form
+    json=$last
+    pub_each form 2 hi '{"t":21.5}' 21.5 '"21.5"' 'say "hi"'
+    wait_exit "$text" || fail "sub exited $?"
+    wait_exit "$json" || fail "sub --json exited $?"
+    printf 'form.t %s\n' hi '{"t":21.5}' 21.5 21.5 'say "hi"' >"$out/text.out.want"
+    printf 'form.t %s\n' '"hi"' '{"t":21.5}' 21.5 '"21.5"' '"say \"hi\""' >"$out/json.out.want"
+    same_as_wanted "$out/text.out"
+    same_as_wanted "$out/json.out"
+    ok "pub hi, {\"t\":21.5}, 21.5, '\"21.5\"', 'say \"hi\"': sub prints" \
+        "$(cut -d' ' -f2- "$out/text.out" | paste -sd' ' -); sub --json prints" \
+        "$(cut -d' ' -f2- "$out/json.out" | paste -sd' ' -)"
+}
+
+text_with_newlines_control_characters_or_escapes_prints_as_its_bytes() {
+    spawn edge sub edge.t --count 4 --signal "$url" --room edge
+    edge=$last
+    pub_each edge 1 "$(printf 'line 1\nline 2')" "$(printf 'tab\there\001')" \
+        '"caf\u00e9 \ud83d\ude00"' '""'
+    wait_exit "$edge" || fail "sub exited $?"
+    printf 'edge.t %b\n' 'line 1\nline 2' 'tab\there\0001' 'caf\0303\0251 \0360\0237\0230\0200' '' \
+        >"$out/edge.out.want"
+    same_as_wanted "$out/edge.out"
+    ok "a newline, a tab and \\u0001, \\u escapes (UTF-8 out) and an empty string print as" \
+        "their bytes: $(wc -l <"$out/edge.out") lines for 4 messages"
+}
+
+a_payload_as_long_as_a_frame_carries_comes_out_whole() {
+    spawn big sub big.t --count 2 --signal "$url" --room big
+    big=$last
+    long=$(printf 'x%.0s' $(seq 7000))
+    escaped=$(printf '\\u00e9%.0s' $(seq 1200))
+    pub_each big 1 "$long" "\"$escaped\""
+    wait_exit "$big" || fail "sub exited $?"
+    { printf 'big.t %s\n' "$long"; printf 'big.t '; printf '\303\251%.0s' $(seq 1200); echo; } \
+        >"$out/big.out.want"
+    cmp -s "$out/big.out" "$out/big.out.want" ||
+        fail "a long payload came out as $(wc -c <"$out/big.out") bytes, not" \
+            "$(wc -c <"$out/big.out.want")"
+    ok "7,000 bytes of text and a 7,202-byte string of \\u00e9 escapes came out whole" \
+        "($(wc -c <"$out/big.out") bytes)"
+}
+
+an_exec_command_reads_the_text_or_with_json_the_json() {
+    spawn wtext work jobs --exec "cat >> $out/wtext.got" --count 3 --signal "$url" --room wtext
+    wtext=$last
+    spawn wjson work jobs --exec "cat >> $out/wjson.got" --count 3 --json --signal "$url" \
+        --room wjson
+    wjson=$last
+    spawn wprint work jobs --count 3 --signal "$url" --room wprint
+    wprint=$last
+    for room in wtext wjson wprint; do
+        for msg in job-1 '{"n":[1,"x"]}' '"21.5"'; do
+            timeout 60 "$zq" put jobs "$msg" --signal "$url" --room "$room" ||
+                fail "put '$msg' in $room exited $?"
+        done
+    done
+    for pid in "$wtext" "$wjson" "$wprint"; do wait_exit "$pid" || fail "work exited $?"; done
+    printf '%s\n' job-1 '{"n":[1,"x"]}' 21.5 >"$out/wtext.got.want"
+    printf '%s\n' '"job-1"' '{"n":[1,"x"]}' '"21.5"' >"$out/wjson.got.want"
+    same_as_wanted "$out/wtext.got"
+    same_as_wanted "$out/wjson.got"
+    cut -d' ' -f2- "$out/wprint.out" >"$out/wprint.got"
+    cp "$out/wtext.got.want" "$out/wprint.got.want"
+    same_as_wanted "$out/wprint.got"
+    ok "put job-1, {\"n\":[1,\"x\"]}, '\"21.5\"': work --exec reads" \
+        "$(paste -sd' ' "$out/wtext.got"), with --json $(paste -sd' ' "$out/wjson.got");" \
+        "work prints them as --exec reads them"
+}
+
 
 each_job_is_done_exactly_once_across_two_workers() {
     spawn work1 work jobs --exec "cat >> $out/jobs1" --signal "$url" --room work
@@ -165,6 +265,30 @@ a_job_failed_three_times_is_dead_lettered_listed_and_requeued() {
         "lists '$(cat "$out/dlq.out")', dlq --requeue hands it to a good worker, put exits 0"
 }
 
+a_dead_letter_list_gives_a_string_as_text_or_with_json_quoted() {
+    spawn bad2 work jobs --exec false --signal "$url" --room dlqtext
+    bad2=$last
+    spawn put2 put jobs 'poison "pill"' --keep-dead --signal "$url" --room dlqtext
+    put2=$last
+    wait_for "$out/put2.err" "dead-lettered after 3 attempts; kept" ||
+        fail "the job was not dead-lettered"
+    kill "$bad2"
+    wait "$bad2"
+    id=$(sed -n 's/^zq put: job \([^ ]*\) of .*/\1/p' "$out/put2.err")
+    timeout 60 "$zq" dlq jobs --signal "$url" --room dlqtext >"$out/dlqtext.out" ||
+        fail "dlq exited $?"
+    timeout 60 "$zq" dlq jobs --json --purge --signal "$url" --room dlqtext >"$out/dlqjson.out" ||
+        fail "dlq --json --purge exited $?"
+    wait_exit "$put2"
+    rc=$?
+    [ $rc -eq 1 ] || fail "put --keep-dead exited $rc, not 1, after its job was purged"
+    printf '%s\n' "$id 3 poison \"pill\"" >"$out/dlqtext.out.want"
+    printf '%s\n' "$id 3 \"poison \\\"pill\\\"\"" >"$out/dlqjson.out.want"
+    same_as_wanted "$out/dlqtext.out"
+    same_as_wanted "$out/dlqjson.out"
+    ok "dlq lists '$(cat "$out/dlqtext.out")', dlq --json --purge '$(cat "$out/dlqjson.out")'"
+}
+
 # ---- Services -------------------------------------------------------------------------------
 
 a_request_is_answered_by_the_responder() {
@@ -197,6 +321,31 @@ a_refusal_exits_1_with_the_responders_reason() {
     ok "a refusal: $(cat "$out/refused.err")"
 }
 
+# req echo MSG [OPTION...] in room $1 must print $3.
+echo_prints() {
+    room=$1
+    msg=$2
+    want=$3
+    shift 3
+    got=$(timeout 60 "$zq" req echo "$msg" "$@" --signal "$url" --room "$room") ||
+        fail "req echo $msg $* in $room exited $?"
+    [ "$got" = "$want" ] || fail "req echo $msg $* in $room printed '$got', not '$want'"
+}
+
+a_responder_answers_text_with_that_text_and_json_with_that_json() {
+    spawn echo rep echo --exec cat --signal "$url" --room rtext
+    spawn echojson rep echo --exec cat --json --signal "$url" --room rjson
+    echo_prints rtext hi hi
+    echo_prints rtext '{"a":[1,"x"]}' '{"a":[1,"x"]}'
+    echo_prints rtext '"21.5"' 21.5            # cat read 21.5: the reply is the number
+    echo_prints rtext hi '"hi"' --json
+    echo_prints rjson hi hi
+    echo_prints rjson '"21.5"' '"21.5"' --json # cat read "21.5": the reply is the string
+    echo_prints rjson '"21.5"' 21.5
+    ok "rep --exec cat answers hi with hi and {\"a\":[1,\"x\"]} with itself; the string" \
+        "\"21.5\" comes back as the number 21.5, unless rep has --json; req --json prints \"hi\""
+}
+
 # ---- Main -----------------------------------------------------------------------------------
 
 every_command_has_help_and_exits_0
@@ -216,11 +365,17 @@ done
 url="ws://127.0.0.1:$port/ws"
 
 a_subscriber_prints_each_matching_message_once_in_order
+text_and_json_come_out_as_they_went_in_and_json_keeps_the_value
+text_with_newlines_control_characters_or_escapes_prints_as_its_bytes
+a_payload_as_long_as_a_frame_carries_comes_out_whole
+an_exec_command_reads_the_text_or_with_json_the_json
 each_job_is_done_exactly_once_across_two_workers
 a_job_failed_three_times_is_dead_lettered_listed_and_requeued
+a_dead_letter_list_gives_a_string_as_text_or_with_json_quoted
 a_request_is_answered_by_the_responder
 a_request_nobody_serves_fails_after_its_tries
 a_refusal_exits_1_with_the_responders_reason
+a_responder_answers_text_with_that_text_and_json_with_that_json
 
 kill $pids 2>/dev/null
 wait 2>/dev/null
