@@ -4,18 +4,19 @@
  *        with a payload on its stdin, watched by the poll loop so the broker keeps running
  *        while it works.
  *
- * The payload goes in through a memory file (memfd), so giving it never blocks and a child
- * that does not read its input cannot hurt us; the child's exit is a readable pidfd (Linux
- * 5.3+) among the loop's fds, so nothing polls and no signal handler is involved. With
- * @c capture, its stdout and stderr come back through pipes (at most ZQ_EXEC_OUTPUT_MAX bytes
- * each; more is read and dropped, so the child never blocks on a full pipe); without, it
- * shares ours. The child gets none of our sockets.
+ * The commands hand it the payload as text, or as its JSON text with --json
+ * (zq_brk_payload_text()). It goes in through a memory file (memfd), so giving it never
+ * blocks and a child that does not read its input cannot hurt us; the child's exit is a
+ * readable pidfd (Linux 5.3+) among the loop's fds, so nothing polls and no signal handler is
+ * involved. With @c capture, its stdout and stderr come back through pipes (at most
+ * ZQ_EXEC_OUTPUT_MAX bytes each; more is read and dropped, so the child never blocks on a full
+ * pipe); without, it shares ours. The child gets none of our sockets.
  *
  * @code
  * static zq_exec_t ex;
  * zq_exec_init(&ex);
  * setenv("ZQ_JOB_ID", id, 1);              // the child inherits our environment
- * if (zq_exec_start(&ex, &loop, "wc -c", "\"text\"", 6, true, finished, ctx, &why) != ZQ_OK)
+ * if (zq_exec_start(&ex, &loop, "wc -c", "text", 4, true, finished, ctx, &why) != ZQ_OK)
  *     complain(why);
  * // later, from the loop: finished(ctx, now, &result) with its exit status and output
  * @endcode
