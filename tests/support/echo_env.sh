@@ -1,10 +1,12 @@
 # shellcheck shell=sh
 # What the run scripts of foreign peers against `zq echo` share (tests/interop/aiortc/run.sh,
-# tests/interop/pion/run.sh): a loopback-only network namespace, `zq signal` on a free port,
+# tests/interop/pion/run.sh): a network namespace of their own, `zq signal` on a free port,
 # one `zq echo` per room, stopping every process, and every log printed on failure.
 #
 #   . "$here/../../support/echo_env.sh"
-#   echo_env_netns NAME "$0" ARGS...   # re-runs the script under unshare -n unless already there
+#   echo_env_netns NAME "$0" ARGS...   # re-runs the script in a network namespace of its own
+#   echo_env_lan                       # + an interface with 192.0.2.1/24
+#   echo_env_udp_loss PERCENT          # drops PERCENT % of UDP datagrams (nftables)
 #   echo_env_start "$zq" LABEL         # $out, traps, zq signal: sets $url
 #   start_echo ROOM                    # a zq echo in ROOM: $echo_pid
 #   wait_for FILE PATTERN              # up to 10 s for a line
@@ -12,20 +14,39 @@
 #
 # The script sets status=1 on a failure; the EXIT trap then prints the logs in $out.
 
-# A private network namespace with only loopback, so nothing leaves the machine. NAME marks
-# the second run (so a failed unshare cannot loop); the script's own arguments follow.
+# A private network namespace of the script's own, with only loopback up, so nothing leaves
+# the machine and no other test shares its interfaces. NAME marks the second run (so a failed
+# unshare cannot loop); the script's own arguments follow.
 echo_env_netns() {
     mark=ZQ_${1}_IN_NETNS
     script=$2
     shift 2
-    [ -z "$(ip -o link | grep -v ' lo:')" ] && { ip link set lo up 2>/dev/null; return 0; }
     if [ -n "$(eval echo "\${$mark:-}")" ]; then
-        echo "FAIL: still not in a loopback-only network namespace after unshare" >&2
+        [ -z "$(ip -o link | grep -v ' lo:')" ] && return 0
+        echo "FAIL: not in a loopback-only network namespace after unshare" >&2
         exit 1
     fi
     flags=-n
     [ "$(id -u)" -eq 0 ] || flags=-rn
     exec env "$mark=1" unshare $flags sh -c 'ip link set lo up && exec sh "$@"' sh "$script" "$@"
+}
+
+# A LAN-like interface in that namespace: a bridge with no ports (this kernel has no dummy or
+# veth links) holding 192.0.2.1/24 (RFC 5737's TEST-NET-1, never routed), for peers that skip
+# loopback when they gather candidates, as aioice does. Traffic to it stays on the machine.
+echo_env_lan() {
+    ip link add zq-lan0 type bridge &&
+        ip addr add 192.0.2.1/24 dev zq-lan0 &&
+        ip link set zq-lan0 up
+}
+
+# Drops PERCENT % of the UDP datagrams as they arrive at any socket of the namespace, in both
+# directions of every flow (nftables' random numbers; this kernel has no netem). TCP, and so
+# signalling, is untouched.
+echo_env_udp_loss() {
+    nft add table inet zq_loss &&
+        nft add chain inet zq_loss in '{ type filter hook input priority 0; }' &&
+        nft add rule inet zq_loss in meta l4proto udp numgen random mod 100 '<' "$1" counter drop
 }
 
 stop() { # pid...: SIGTERM, then SIGKILL after 3 s; reaps them
