@@ -1,27 +1,41 @@
-// web/zq/match.js against the table of tests/unit/test_brk_pattern.c (fixtures/patterns.json),
-// and the same exhaustive comparison with a backtracking reference matcher.
+// web/zq/match.js against the pattern table tests/unit/test_brk_pattern.c runs too
+// (fixtures/patterns.json): the same rows and reasons on both sides. Then the same exhaustive
+// comparison with a backtracking reference matcher (tests/support/pattern_ref.c, ported).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { checkPattern, matchPattern, isExactPattern } from '../../web/zq/match.js';
+import {
+  checkPattern, patternProblem, topicProblem, matchPattern, isExactPattern,
+} from '../../web/zq/match.js';
 
 const fx = JSON.parse(readFileSync(new URL('fixtures/patterns.json', import.meta.url)));
 
 for (const row of fx.expect) {
   test(`${row.rule}: "${row.pattern}"`, () => {
-    assert.ok(checkPattern(row.pattern), 'usable');
+    assert.equal(patternProblem(row.pattern), null, 'usable');
+    assert.ok(checkPattern(row.pattern));
     for (const t of row.yes) assert.ok(matchPattern(row.pattern, t), `should match "${t}"`);
     for (const t of row.no) assert.ok(!matchPattern(row.pattern, t), `should not match "${t}"`);
   });
 }
 
-test('malformed patterns are refused (one row per rule)', () => {
-  for (const row of fx.malformed) assert.ok(!checkPattern(row.pattern), `${row.rule}: ${JSON.stringify(row.pattern)}`);
-  assert.ok(!checkPattern(undefined));
+for (const rule of new Set(fx.refused.map((r) => r.rule))) {
+  test(`${rule}: each pattern with its reason`, () => {
+    for (const row of fx.refused.filter((r) => r.rule === rule)) {
+      assert.equal(patternProblem(row.pattern), row.reason, JSON.stringify(row.pattern));
+      assert.ok(!checkPattern(row.pattern));
+    }
+  });
+}
+
+test('a pattern that is not a string is refused', () => {
+  assert.equal(patternProblem(undefined), 'it is not a string');
+  assert.ok(!checkPattern(42));
 });
 
-test('byte strings that are not UTF-8 never become usable patterns', () => {
-  for (const row of fx.malformedBytes) {
+test('invalid_utf8_is_refused: bytes that are not UTF-8 never become usable patterns', () => {
+  const [{ reason }] = fx.refusedBytes;
+  for (const row of fx.refusedBytes) {
     const bytes = Buffer.from(row.hex, 'hex');
     let s;
     try {
@@ -29,40 +43,53 @@ test('byte strings that are not UTF-8 never become usable patterns', () => {
     } catch {
       continue; /* not a string at all: nothing to subscribe with */
     }
-    assert.ok(!checkPattern(s), row.rule);
+    assert.ok(!checkPattern(s), row.what);
   }
-  assert.ok(!checkPattern('a\uD800'), 'a lone surrogate (what broken UTF-8 is in JavaScript)');
-  assert.ok(!checkPattern('\uDC00.+'));
+  assert.equal(patternProblem('a\uD800'), reason, 'a lone surrogate: broken UTF-8 here');
+  assert.equal(patternProblem('\uDC00.+'), reason);
   assert.ok(checkPattern('\uD83C\uDF21.#'), 'a surrogate pair is a character');
   for (const row of fx.bytesNotMatched) {
     const lossy = new TextDecoder().decode(Buffer.from(row.topicHex, 'hex'));
-    assert.ok(!matchPattern(row.pattern, lossy), row.rule);
+    assert.ok(!matchPattern(row.pattern, lossy), row.what);
   }
 });
 
-test('exact means no wildcard at all', () => {
+test(`${fx.topics.rule}: a topic with '+' or '#' anywhere cannot be published on`, () => {
+  for (const t of fx.topics.usable) assert.equal(topicProblem(t), null, t);
+  for (const row of fx.topics.refused) assert.equal(topicProblem(row.topic), row.reason, row.topic);
+  assert.equal(topicProblem(7), 'it is not a string');
+});
+
+test(`${fx.exact.rule}: exact means no wildcard at all`, () => {
+  for (const p of [...fx.exact.yes, ...fx.exact.no]) assert.ok(checkPattern(p), p);
   for (const p of fx.exact.yes) assert.ok(isExactPattern(p), p);
   for (const p of fx.exact.no) assert.ok(!isExactPattern(p), p);
 });
 
 // ---- The reference of test_brk_pattern.c: tokens matched by backtracking ----------------------
 
-function compile(p) {
+// The pattern's '/' or else '.', else the topic's, else '.'.
+function refSeparator(p, t) {
+  for (const s of [p, t]) for (const c of ['/', '.']) if (s.includes(c)) return c;
+  return '.';
+}
+
+function compile(p, sep) {
   const out = [];
   const prefix = p.length > 0 && p[p.length - 1] === '*';
   for (let from = 0; ;) {
     let end = from;
-    while (end < p.length && p[end] !== '.') end++;
+    while (end < p.length && p[end] !== sep) end++;
     const last = end === p.length;
     const hash = last && end - from === 1 && p[from] === '#';
-    if (from > 0 && !hash) out.push({ kind: 'byte', c: '.' });
+    if (from > 0 && !hash) out.push({ kind: 'byte', c: sep });
     if (last && prefix) {
       for (let i = from; i + 1 < end; i++) out.push({ kind: 'byte', c: p[i] });
       out.push({ kind: 'anything' });
     } else if (hash) {
-      out.push({ kind: from > 0 ? 'rest' : 'anything' });
+      out.push({ kind: from > 0 ? 'rest' : 'anything', c: sep });
     } else if (end - from === 1 && p[from] === '+') {
-      out.push({ kind: 'one' });
+      out.push({ kind: 'one', c: sep });
     } else {
       for (let i = from; i < end; i++) out.push({ kind: 'byte', c: p[i] });
     }
@@ -79,22 +106,23 @@ function run(tk, i, t, j) {
   switch (k.kind) {
     case 'end': return j === t.length;
     case 'anything': return true;
-    case 'rest': return j === t.length || t[j] === '.';
+    case 'rest': return j === t.length || t[j] === k.c;
     case 'byte': return j < t.length && t[j] === k.c && run(tk, i + 1, t, j + 1);
     default:
       for (let n = 0; ; n++) {
         if (run(tk, i + 1, t, j + n)) return true;
-        if (j + n === t.length || t[j + n] === '.') return false;
+        if (j + n === t.length || t[j + n] === k.c) return false;
       }
   }
 }
 
 function refCheck(p) {
   if (p.length === 0) return false;
+  const sep = refSeparator(p, '');
   for (let i = 0; i < p.length; i++) {
-    const start = i === 0 || p[i - 1] === '.';
-    const end = i + 1 === p.length || p[i + 1] === '.';
-    if (p[i] === '#' && start && end && i + 1 !== p.length) return false;
+    const whole = (i === 0 || p[i - 1] === sep) && (i + 1 === p.length || p[i + 1] === sep);
+    if ((p[i] === '+' || p[i] === '#') && !whole) return false;
+    if (p[i] === '#' && i + 1 !== p.length) return false;
   }
   return true;
 }
@@ -123,11 +151,10 @@ test('matches the reference on every short pair (patterns <= 4, topics <= 3 symb
     const p = nth(pi, alphabet);
     assert.equal(checkPattern(p), refCheck(p), `check disagrees on "${p}"`);
     if (!checkPattern(p)) continue;
-    const tokens = compile(p);
     for (let ti = 0; ti < topics; ti++) {
       const t = nth(ti, alphabet);
       const got = matchPattern(p, t);
-      assert.equal(got, run(tokens, 0, t, 0), `"${p}" vs "${t}"`);
+      assert.equal(got, run(compile(p, refSeparator(p, t)), 0, t, 0), `"${p}" vs "${t}"`);
       if (isExactPattern(p)) assert.equal(got, p === t);
       compared++;
       matched += got ? 1 : 0;
