@@ -200,7 +200,8 @@ void brk_handle_timeout(brk_t *b, uint64_t now);
 /* Topics */
 
 /** Adds a subscription (brk_pattern_check rules); peers hear of it at once.
- *  @return ZQ_OK, ZQ_ERR_MALFORMED, ZQ_ERR_TOO_LONG, ZQ_ERR_CAPACITY. */
+ *  @return ZQ_OK, ZQ_ERR_MALFORMED (brk_pattern_problem() says why), ZQ_ERR_TOO_LONG,
+ *          ZQ_ERR_CAPACITY. */
 zq_err_t brk_subscribe(brk_t *b, uint64_t now, const char *pattern);
 zq_err_t brk_unsubscribe(brk_t *b, uint64_t now, const char *pattern);
 
@@ -209,7 +210,8 @@ zq_err_t brk_unsubscribe(brk_t *b, uint64_t now, const char *pattern);
  * QoS 1 keeps it until each receiver acknowledged it (across a reconnect).
  * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK (the replay ring is full of messages owed acks:
  *         BRK_EVENT_WRITABLE follows); ZQ_ERR_TOO_LONG (the frame exceeds ZQ_BRK_FRAME_MAX or
- *         the ring); ZQ_ERR_MALFORMED (not one JSON value, or a bad topic).
+ *         the ring); ZQ_ERR_MALFORMED (not one JSON value, or a bad topic: not UTF-8, or with
+ *         a '+' or '#', which are for patterns only: brk_topic_problem() says so in words).
  */
 zq_err_t brk_publish(brk_t *b, uint64_t now, const char *topic, const char *payload, size_t len,
                      brk_qos_t qos);

@@ -244,6 +244,8 @@ typedef struct {
     uint32_t rx_too_long;        /* frames over ZQ_BRK_FRAME_MAX: skipped */
     uint32_t rx_duplicates;      /* dropped by dedup or by seq */
     uint32_t rx_unwanted;        /* messages matching no subscription (ZeroQ broadcasts) */
+    uint32_t rx_bad_patterns;    /* patterns of a peer's sub that brk_pattern_check refused (or
+                                    not UTF-8, or too long): the peer is sent everything */
     uint32_t tx_frames;
     uint32_t tx_chunks;
     uint32_t tx_unsendable;      /* due hello, sub, ping, pong, ack or lost frames that could

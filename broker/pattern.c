@@ -49,8 +49,8 @@ static const char HASH_IN_LEVEL[] =
     "'#' must be a whole level, and the last one: write 'sensors/#' (or 'sensors.#')";
 static const char HASH_NOT_LAST[] =
     "'#' only as the last level: write 'sensors/#', or '+' for one level ('sensors/+/temp')";
-static const char PLUS_IN_LEVEL[] = "'+' must be a whole level: write 'sensors/+/temp', or end "
-                                    "with '*' for a prefix ('sensors/kit*')";
+static const char PLUS_IN_LEVEL[] = "'+' must be a whole level: write 'sensors/+/temp'; a prefix "
+                                    "is plain characters and a final '*' ('sensors/kit*')";
 static const char WILDCARD_IN_TOPIC[] =
     "'+' and '#' are wildcards, for patterns only: name one topic, such as 'sensors/kitchen'";
 

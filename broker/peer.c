@@ -267,19 +267,23 @@ void brk_peer_down(brk_t *b, uint64_t now, uint8_t slot)
 /* ---- Frames from the peer ------------------------------------------------------------------ */
 
 /* A pattern too many, or an unusable one, makes the peer want everything: more traffic,
- * never a loss (PROTOCOL.md §3). */
-static void store_topics(brk_peer_t *p, const brk_sub_t *s)
+ * never a loss (PROTOCOL.md §3). An unusable one is counted: a peer of other rules (an older
+ * zq's "sensors#") or a broken one, that is sent more than it asked for. */
+static void store_topics(brk_t *b, brk_peer_t *p, const brk_sub_t *s)
 {
     p->n_topics = 0;
     p->wants_all = s->too_many;
     for (uint8_t i = 0; i < s->n_topics; i++) {
         brk_name_t *n = &p->topics[p->n_topics];
-        if (p->n_topics == ZQ_BRK_PEER_SUBS || brk_name_from_json(n, s->topics[i]) != ZQ_OK ||
-            brk_pattern_check(n->text, n->len) != ZQ_OK) {
+        if (p->n_topics == ZQ_BRK_PEER_SUBS) {
             p->wants_all = true;
-            continue;
+        } else if (brk_name_from_json(n, s->topics[i]) != ZQ_OK ||
+                   brk_pattern_check(n->text, n->len) != ZQ_OK) {
+            p->wants_all = true;
+            b->stats.rx_bad_patterns++;
+        } else {
+            p->n_topics++;
         }
-        p->n_topics++;
     }
 }
 
@@ -301,7 +305,7 @@ void brk_on_sub(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj)
         return;
     }
     brk_peer_t *p = peer_at(b, slot);
-    store_topics(p, &s);
+    store_topics(b, p, &s);
     store_services(p, &s);
     p->sub_received = true;
     brk_pub_sub_changed(b, now, slot);

@@ -129,7 +129,13 @@ zq_err_t brk_publish(brk_t *b, uint64_t now, const char *topic, const char *payl
 {
     brk_name_t name;
     json_value_t value;
-    zq_err_t err = brk_name_set(&name, topic, strlen(topic));
+    size_t tlen = strlen(topic);
+    zq_err_t err = brk_name_set(&name, topic, tlen);
+    /* A '+' or '#' in a topic is no wildcard: a name no exact pattern could name (MQTT 3.1.1
+     * §4.7.1.1 forbids it). From a peer, such a topic is still delivered (deliver.c). */
+    if (err == ZQ_OK && brk_topic_problem(topic, tlen) != NULL) {
+        err = ZQ_ERR_MALFORMED;
+    }
     if (err != ZQ_OK || json_parse(payload, len, &value) != ZQ_OK) {
         return err != ZQ_OK ? err : ZQ_ERR_MALFORMED;
     }

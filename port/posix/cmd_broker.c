@@ -52,7 +52,8 @@ typedef struct {
 static const brk_command_t pub_cmd = {
     "pub", "TOPIC MSG", "[--qos 0|1] [--count N] [--wait-peers N]",
     "Publishes MSG on TOPIC to the peers of a signalling room that subscribe to it (plain\n"
-    "ZeroQ peers get every message, as in ZeroQ), then exits.\n" MSG_RULE
+    "ZeroQ peers get every message, as in ZeroQ), then exits. TOPIC has no '+' or '#' (they\n"
+    "are zq sub's wildcards).\n" MSG_RULE
     "It publishes once N peers are ready (connected; zq peers also past hello and sub), and\n"
     "exits once every peer acknowledged what it was sent: with --qos 1 the subscribers' own\n"
     "acks, with QoS 0 their SCTP's (waiting at most 2 s). Prints nothing unless --verbose.\n",
@@ -66,8 +67,10 @@ static const brk_command_t pub_cmd = {
 static const brk_command_t sub_cmd = {
     "sub", "PATTERN", "[--count N] [--json]",
     "Subscribes to the topics PATTERN matches and prints each message as the topic, a space,\n"
-    "the payload and a newline, flushed at once. Patterns: 'a.+.c' (+ is one level), 'a.#'\n"
-    "(# is any number of levels, last only), 'log*' (a prefix), '*' (every topic).\n" FORM_RULE
+    "the payload and a newline, flushed at once. Levels are split at '/' if PATTERN has one\n"
+    "(MQTT's names: 'sensors/#'), else at '.' (ZeroQ's: 'sensors.#'). '+' is one whole level\n"
+    "('a/+/c'), '#' any number of levels, as the last one ('a/#' matches 'a' too), a final '*'\n"
+    "a prefix ('log*'); '*' alone or '#' is every topic.\n" FORM_RULE
     "A message is one line unless its text has newlines (they are printed as they are);\n"
     "with --json it is one line unless its sender put line breaks between JSON tokens.\n",
     "  --count N        exit after N messages (default: run until SIGINT or SIGTERM)\n"
@@ -321,9 +324,13 @@ static int check(const brk_command_t *c, const zq_brk_options_t *o, int n_args)
     if (len == 0 || len > ZQ_BRK_NAME_MAX) {
         return zq_cli_usage_error(c->name, "a name wants 1 to %d bytes", ZQ_BRK_NAME_MAX);
     }
-    if (c->run == zq_brk_sub && brk_pattern_check(o->name, len) != ZQ_OK) {
-        return zq_cli_usage_error(c->name, "'%s' is not a topic pattern ('#' only as the last "
-                                  "level)", o->name);
+    const char *why = c->run == zq_brk_sub ? brk_pattern_problem(o->name, len) : NULL;
+    if (why != NULL) {
+        return zq_cli_usage_error(c->name, "'%s' is not a topic pattern: %s", o->name, why);
+    }
+    why = c->run == zq_brk_pub ? brk_topic_problem(o->name, len) : NULL;
+    if (why != NULL) {
+        return zq_cli_usage_error(c->name, "cannot publish on '%s': %s", o->name, why);
     }
     if (c->run == zq_brk_rep && o->exec == NULL) {
         return zq_cli_usage_error(c->name, "--exec CMD is required");

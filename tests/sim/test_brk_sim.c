@@ -101,6 +101,33 @@ static void messages_reach_exactly_the_subscribers_whose_patterns_match(void **s
     assert_true(e->seq >= 1);
 }
 
+/* The publisher matches each receiver's announced patterns (PROTOCOL.md §3): an MQTT-style
+ * pattern splits topics at '/', a dotted one at '.', whichever the publisher's topics are. */
+static void slashed_and_dotted_patterns_each_get_the_topics_of_their_reading(void **state)
+{
+    (void)state;
+    room_of(3, 4, clean);
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "sensors/#"), ZQ_OK);
+    assert_int_equal(brk_subscribe(broker(2), mesh.now, "sensors.#"), ZQ_OK);
+    mesh_run_for(200); /* the sub frames travel */
+    publish(0, "sensors/kitchen", "21.5", BRK_QOS_0);
+    publish(0, "sensors/kitchen/temp", "21.5", BRK_QOS_0);
+    publish(0, "sensors", "1", BRK_QOS_0);
+    publish(0, "sensors.kitchen", "21.5", BRK_QOS_0);
+    publish(0, "v1.2/status", "\"up\"", BRK_QOS_0);
+    mesh_run_for(500);
+    assert_int_equal(mesh_count(1, BRK_EVENT_MESSAGE, NULL), 3);
+    assert_int_equal(mesh_count(1, BRK_EVENT_MESSAGE, "sensors/kitchen"), 1);
+    assert_int_equal(mesh_count(1, BRK_EVENT_MESSAGE, "sensors/kitchen/temp"), 1);
+    assert_int_equal(mesh_count(1, BRK_EVENT_MESSAGE, "sensors"), 1);
+    assert_int_equal(mesh_count(2, BRK_EVENT_MESSAGE, NULL), 2);
+    assert_int_equal(mesh_count(2, BRK_EVENT_MESSAGE, "sensors"), 1);
+    assert_int_equal(mesh_count(2, BRK_EVENT_MESSAGE, "sensors.kitchen"), 1);
+    for (unsigned i = 1; i < 3; i++) {
+        assert_int_equal(brk_stats(broker(i))->rx_unwanted, 0);
+    }
+}
+
 static void publishing_with_no_peer_is_not_an_error_and_reaches_later_subscribers_as_last_value(
     void **state)
 {
@@ -128,6 +155,12 @@ static void bad_topics_and_payloads_are_refused_not_sent(void **state)
     assert_int_equal(brk_publish(broker(0), mesh.now, "t", "1 2", 3, BRK_QOS_0),
                      ZQ_ERR_MALFORMED);
     assert_int_equal(brk_subscribe(broker(1), mesh.now, "a.#.b"), ZQ_ERR_MALFORMED);
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "sensors#"), ZQ_ERR_MALFORMED);
+    /* '+' and '#' are for patterns; a topic with one could not be subscribed to by name */
+    assert_int_equal(brk_publish(broker(0), mesh.now, "sensors/#", "1", 1, BRK_QOS_0),
+                     ZQ_ERR_MALFORMED);
+    assert_int_equal(brk_publish(broker(0), mesh.now, "c++", "1", 1, BRK_QOS_0),
+                     ZQ_ERR_MALFORMED);
     static char big[ZQ_BRK_FRAME_MAX + 16];
     memset(big, 'x', sizeof big);
     big[0] = '"';
@@ -726,6 +759,22 @@ static void a_hello_again_gets_our_sub_again_and_keeps_its_sub(void **state)
     assert_true(raw_saw(1, "\"topic\":\"anything.at.all\"")); /* it still wants everything */
 }
 
+/* A pattern of a peer's sub that we refuse (an older zq's literal "sensors#", or a broken
+ * peer's) is counted, and the peer is sent everything: more traffic, never a loss (§3). */
+static void an_unusable_pattern_in_a_sub_is_counted_and_its_peer_gets_everything(void **state)
+{
+    (void)state;
+    raw_room(57, NULL);
+    raw_hello(65536, "\"sub\"", "");
+    mesh_send_raw(1, 0, "{\"type\":\"__zq_sub__\",\"topics\":[\"news\",\"sensors#\",\"a/#/b\"]}");
+    mesh_run_for(100);
+    assert_true(broker(0)->peers[0].sub_received && broker(0)->peers[0].wants_all);
+    assert_int_equal(brk_stats(broker(0))->rx_bad_patterns, 2);
+    publish(0, "weather", "1", BRK_QOS_0);
+    mesh_run_for(100);
+    assert_true(raw_saw(1, "\"topic\":\"weather\""));
+}
+
 /* A hello again that carries the resume point the first carried is not taken twice: what was
  * sent since is not sent again (the replay a first hello's resume point asks for). */
 static void a_hello_again_replays_nothing(void **state)
@@ -941,6 +990,23 @@ static void zeroq_messages_are_delivered_once_per_id_and_retry_count(void **stat
     assert_int_equal(brk_stats(broker(0))->rx_malformed, 1);
 }
 
+/* A topic with a wildcard is no pattern: from a peer (ZeroQ sends any string) it is a name like
+ * any other, for the patterns that match it. */
+static void a_topic_with_a_wildcard_from_a_peer_is_a_plain_name(void **state)
+{
+    (void)state;
+    zeroq_room(56);
+    assert_int_equal(brk_subscribe(broker(0), mesh.now, "sensors/+"), ZQ_OK);
+    mesh_send_raw(1, 0, "{\"id\":\"m1\",\"topic\":\"sensors/#\",\"payload\":1,"
+                        "\"timestamp\":1754040000000,\"seq\":0,\"retryCount\":0}");
+    mesh_send_raw(1, 0, "{\"id\":\"m2\",\"topic\":\"sensors/a/b\",\"payload\":2,"
+                        "\"timestamp\":1754040000000,\"seq\":0,\"retryCount\":0}");
+    mesh_run_for(200);
+    assert_int_equal(mesh_count(0, BRK_EVENT_MESSAGE, NULL), 1);
+    assert_int_equal(mesh_count(0, BRK_EVENT_MESSAGE, "sensors/#"), 1);
+    assert_int_equal(brk_stats(broker(0))->rx_unwanted, 1);
+}
+
 static void zeroq_peers_get_every_message_as_a_plain_envelope(void **state)
 {
     (void)state;
@@ -1093,6 +1159,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(messages_reach_exactly_the_subscribers_whose_patterns_match),
+        cmocka_unit_test(slashed_and_dotted_patterns_each_get_the_topics_of_their_reading),
         cmocka_unit_test(
             publishing_with_no_peer_is_not_an_error_and_reaches_later_subscribers_as_last_value),
         cmocka_unit_test(bad_topics_and_payloads_are_refused_not_sent),
@@ -1113,6 +1180,7 @@ int main(void)
         cmocka_unit_test(a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second),
         cmocka_unit_test(a_hello_after_the_wait_still_gets_our_sub),
         cmocka_unit_test(a_hello_again_gets_our_sub_again_and_keeps_its_sub),
+        cmocka_unit_test(an_unusable_pattern_in_a_sub_is_counted_and_its_peer_gets_everything),
         cmocka_unit_test(a_hello_again_replays_nothing),
         cmocka_unit_test(a_sub_before_the_hello_waits_for_the_hello_and_nothing_goes_twice),
         cmocka_unit_test(a_sub_with_no_hello_after_it_is_taken_for_zeroq_after_two_seconds),
@@ -1121,6 +1189,7 @@ int main(void)
         cmocka_unit_test(a_resume_point_just_below_what_went_in_zeroq_s_form_acks_it),
         cmocka_unit_test(a_due_frame_the_peer_cannot_take_is_counted_not_dropped_in_silence),
         cmocka_unit_test(zeroq_messages_are_delivered_once_per_id_and_retry_count),
+        cmocka_unit_test(a_topic_with_a_wildcard_from_a_peer_is_a_plain_name),
         cmocka_unit_test(zeroq_peers_get_every_message_as_a_plain_envelope),
         cmocka_unit_test(zeroq_rpc_request_is_answered_on_its_reply_topic),
         cmocka_unit_test(zeroq_jobs_are_all_delivered_once_whatever_the_credit),

@@ -24,8 +24,8 @@ const HASH_IN_LEVEL =
   "'#' must be a whole level, and the last one: write 'sensors/#' (or 'sensors.#')";
 const HASH_NOT_LAST =
   "'#' only as the last level: write 'sensors/#', or '+' for one level ('sensors/+/temp')";
-const PLUS_IN_LEVEL = "'+' must be a whole level: write 'sensors/+/temp', or end with '*' " +
-  "for a prefix ('sensors/kit*')";
+const PLUS_IN_LEVEL = "'+' must be a whole level: write 'sensors/+/temp'; a prefix is plain " +
+  "characters and a final '*' ('sensors/kit*')";
 const WILDCARD_IN_TOPIC =
   "'+' and '#' are wildcards, for patterns only: name one topic, such as 'sensors/kitchen'";
 
