@@ -240,11 +240,16 @@ export class ZQ {
   createQueue(queue: string): Promise<void>;
 
   /**
-   * Subscribes to topics matching `pattern`: levels separated by '.', '+' one whole level,
-   * '#' (a whole last level) zero or more levels, a final '*' a prefix ('log*'), anything
-   * else only itself. Peers hear of it at once and send us only what matches (ZeroQ peers
-   * send everything; what does not match is dropped here). Each message is delivered once.
-   * @throws ZQError MALFORMED for an unusable pattern
+   * Subscribes to topics matching `pattern`. Its levels are separated by '/' if it has one
+   * (MQTT's names: 'sensors/#'), else by '.' (ZeroQ's: 'sensors.#'), and topics are split
+   * the same way: under 'sensors/#' a '.' is a plain character ('v1.2/status' has two
+   * levels), under 'sensors.#' a '/' is. '+' (a whole level) matches exactly one level, '#'
+   * (a whole last level) zero or more ('sensors/#' matches 'sensors' too), a final '*' makes
+   * a prefix ('log*'), anything else matches only itself. Peers hear of it at once and send
+   * us only what matches (ZeroQ peers send everything; what does not match is dropped here).
+   * Each message is delivered once.
+   * @throws ZQError MALFORMED for an unusable pattern ('sensors#', 'a/#/b', 'sens+'), its
+   *         message saying how to write it (patternProblem)
    * @returns a function that unsubscribes this handler
    */
   subscribe(pattern: string, handler: (msg: Message) => void): () => void;
@@ -265,7 +270,8 @@ export class ZQ {
    *
    * Rejects with TOO_LONG (a peer's max or the channel's max-message-size without chunks),
    * PEER_GONE (a peer's channel closed before it was handed over), UNDELIVERED (a receiver
-   * given up), MALFORMED, CLOSED; `failures` lists every peer concerned.
+   * given up), MALFORMED (a payload that is not JSON, or a topic with '+' or '#', which are
+   * for patterns only: topicProblem), CLOSED; `failures` lists every peer concerned.
    */
   publish(topic: string, payload: Json, options?: { qos?: 0 | 1; wait?: boolean }):
     Promise<{ id: string; seq: number; topic: string }>;
@@ -326,8 +332,13 @@ export class ZQ {
     () => void;
 }
 
-/** Whether `pattern` is a usable subscription pattern. */
+/** Whether `pattern` is a usable subscription pattern (patternProblem has nothing to say). */
 export function checkPattern(pattern: string): boolean;
+/** Why `pattern` cannot be subscribed to, in words that say how to write it (the C broker's
+ *  brk_pattern_problem gives the same); null when it can. */
+export function patternProblem(pattern: string): string | null;
+/** Why `topic` cannot be published on (a '+' or '#' in it); null when it can. */
+export function topicProblem(topic: string): string | null;
 /** Whether `topic` matches the (checked) `pattern`. */
 export function matchPattern(pattern: string, topic: string): boolean;
 

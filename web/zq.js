@@ -3,8 +3,8 @@
 //   import { ZQ } from './zq.js';
 //   const zq = new ZQ({ signal: 'ws://localhost:8080/ws', room: 'demo' });
 //   await zq.connect();
-//   zq.subscribe('sensors.#', (msg) => console.log(msg.topic, msg.payload));
-//   await zq.publish('sensors.kitchen.temp', 21.5, { qos: 1 });   // resolves once acked
+//   zq.subscribe('sensors/#', (msg) => console.log(msg.topic, msg.payload));  // or 'sensors.#'
+//   await zq.publish('sensors/kitchen/temp', 21.5, { qos: 1 });   // resolves once acked
 //
 // No build step, no dependencies: an ES module over the browser's own WebSocket and
 // RTCPeerConnection. The protocol is broker/PROTOCOL.md (the C broker's); ZeroQ pages in the
@@ -18,7 +18,7 @@ import { ZQError } from './zq/errors.js';
 import { checkPattern } from './zq/match.js';
 
 export { ZQError, checkPattern, DEFAULTS };
-export { matchPattern } from './zq/match.js';
+export { matchPattern, patternProblem, topicProblem } from './zq/match.js';
 
 const CERT_DB = 'zq';
 const CERT_STORE = 'certificates';
@@ -243,7 +243,8 @@ export class ZQ {
   // ---- Topics --------------------------------------------------------------------------------
 
   /** Subscribes @p handler(msg) to topics matching @p pattern (PROTOCOL.md §3). Throws
-   *  MALFORMED for an unusable pattern. @returns a function that unsubscribes. */
+   *  MALFORMED for an unusable pattern, saying why (patternProblem). @returns a function that
+   *  unsubscribes. */
   subscribe(pattern, handler) {
     const off = this.broker.subs.subscribe(pattern, handler);
     this.note({ type: 'subscribe', topic: pattern }).catch(() => {});

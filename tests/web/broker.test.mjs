@@ -194,6 +194,54 @@ test('a publisher sends a message only to zq peers whose patterns match it', asy
   assert.ok(sent.every((e) => e.ep === a.broker.pub.epoch));
 });
 
+test('slashed and dotted patterns each get the topics of their reading (§3)', async () => {
+  const { a, b, link } = await pair();
+  const slashed = collect(b, 'sensors/#');
+  const dotted = collect(b, 'sensors.#');
+  await flush();
+  for (const t of ['sensors/kitchen', 'sensors/kitchen/temp', 'sensors', 'sensors.kitchen']) {
+    await a.broker.pub.publish(t, 21.5);
+  }
+  await a.broker.pub.publish('v1.2/status', 'up');
+  await flush();
+  assert.deepEqual(slashed.map((m) => m.topic),
+    ['sensors/kitchen', 'sensors/kitchen/temp', 'sensors']);
+  assert.deepEqual(dotted.map((m) => m.topic), ['sensors', 'sensors.kitchen']);
+  assert.deepEqual(sentFrames(link.ab, 'envelope').map((e) => e.topic),
+    ['sensors/kitchen', 'sensors/kitchen/temp', 'sensors', 'sensors.kitchen'],
+    'v1.2/status never went out');
+});
+
+test('a misplaced wildcard is refused with its reason, in a pattern or a topic', async () => {
+  const { a } = await pair();
+  assert.throws(() => a.broker.subs.subscribe('sensors#', () => {}), {
+    name: 'ZQError', code: 'MALFORMED',
+    message: "'sensors#' is not a topic pattern: '#' must be a whole level, and the last one: " +
+      "write 'sensors/#' (or 'sensors.#')",
+  });
+  assert.throws(() => a.broker.subs.subscribe('a/#/b', () => {}), /'#' only as the last level/);
+  await assert.rejects(a.broker.pub.publish('sensors/#', 1), {
+    name: 'ZQError', code: 'MALFORMED',
+    message: "cannot publish on 'sensors/#': '+' and '#' are wildcards, for patterns only: " +
+      "name one topic, such as 'sensors/kitchen'",
+  });
+  await assert.rejects(a.broker.pub.publish('c++', 1), { code: 'MALFORMED' });
+  assert.equal(a.broker.pub.nextSeq, 1, 'nothing was published');
+});
+
+test('an unusable pattern in a peer\'s sub is counted, and the peer gets everything', async () => {
+  const clock = new Clock();
+  const a = makeNode('alice', clock);
+  const c = rawEnd('device');
+  connect(a, c);
+  c.raw.send({ type: '__zq_hello__', v: 1, epoch: '00000001', max: 65536, feat: ['sub'] });
+  c.raw.send({ type: '__zq_sub__', topics: ['news', 'sensors#', 'a/#/b'], services: [] });
+  await flush();
+  assert.equal(a.broker.stats.rxBadPatterns, 2);
+  await a.broker.pub.publish('weather', 1);
+  assert.equal(c.raw.frames().filter((f) => f.topic === 'weather').length, 1);
+});
+
 test('a ZeroQ peer gets every message as a plain envelope', async () => {
   const clock = new Clock();
   const a = makeNode('alice', clock);

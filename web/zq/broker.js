@@ -113,8 +113,8 @@ export class Broker {
     this.subScheduled = false;
     this.stats = {
       rxFrames: 0, rxMalformed: 0, rxUnknown: 0, rxTooLong: 0, rxDuplicates: 0, rxUnwanted: 0,
-      rxGossip: 0, txFrames: 0, txChunks: 0, lostAnnounced: 0, undelivered: 0, jobsDone: 0,
-      jobsFailed: 0, jobsDead: 0, jobsRedelivered: 0, jobsBusy: 0, jobsRefused: 0,
+      rxBadPatterns: 0, rxGossip: 0, txFrames: 0, txChunks: 0, lostAnnounced: 0, undelivered: 0,
+      jobsDone: 0, jobsFailed: 0, jobsDead: 0, jobsRedelivered: 0, jobsBusy: 0, jobsRefused: 0,
       zeroqResent: 0, zeroqDead: 0, helloResent: 0,
       requestsRetried: 0, requestsFailed: 0, peersTimedOut: 0,
     };

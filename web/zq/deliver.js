@@ -5,7 +5,7 @@
 
 import { ZQError } from './errors.js';
 import { DedupWindow } from './dedup.js';
-import { checkPattern, matchPattern } from './match.js';
+import { patternProblem, matchPattern } from './match.js';
 import * as wire from './wire.js';
 
 const STORAGE_KEY = 'resume';
@@ -28,7 +28,8 @@ export class Subscriber {
   }
 
   subscribe(pattern, handler) {
-    if (!checkPattern(pattern)) throw new ZQError('MALFORMED', `not a usable pattern: ${pattern}`);
+    const why = patternProblem(pattern);
+    if (why !== null) throw new ZQError('MALFORMED', `'${pattern}' is not a topic pattern: ${why}`);
     if (typeof handler !== 'function') throw new ZQError('MALFORMED', 'a handler is a function');
     let set = this.subs.get(pattern);
     if (!set) {

@@ -12,7 +12,7 @@
 
 import { ZQError } from './errors.js';
 import { ReplayRing } from './ring.js';
-import { matchesAny, matchPattern, checkPattern } from './match.js';
+import { matchesAny, matchPattern, checkPattern, topicProblem } from './match.js';
 import { utf8Length } from './chunk.js';
 import * as wire from './wire.js';
 
@@ -56,6 +56,10 @@ export class Publisher {
   publish(topic, payload, { qos = 0, wait = true } = {}) {
     if (typeof topic !== 'string') {
       return Promise.reject(new ZQError('MALFORMED', 'a topic is a string'));
+    }
+    const why = topicProblem(topic); /* '+' and '#' are for patterns (MQTT 3.1.1 §4.7.1.1) */
+    if (why !== null) {
+      return Promise.reject(new ZQError('MALFORMED', `cannot publish on '${topic}': ${why}`));
     }
     if (qos !== 0 && qos !== 1) return Promise.reject(new ZQError('MALFORMED', 'qos is 0 or 1'));
     let payloadText;
@@ -161,9 +165,11 @@ export class Publisher {
   // ---- Interest ------------------------------------------------------------------------------
 
   /** A peer's sub: its patterns; a pattern too many or unusable makes it want everything
-   *  (more traffic, never a loss: §3). */
+   *  (more traffic, never a loss: §3). Unusable ones are counted (an older zq's literal
+   *  "sensors#", or a broken peer's). */
   storeInterest(p, s) {
     p.topics = s.topics.filter(checkPattern);
+    this.b.stats.rxBadPatterns += s.topics.length - p.topics.length;
     p.wantsAll = s.tooMany || p.topics.length < s.topics.length || !p.features.has('sub');
   }
 
