@@ -96,6 +96,21 @@ usage_mistakes_exit_2() {
         "on pub or put exit 2"
 }
 
+a_misplaced_wildcard_exits_2_and_says_how_to_write_it() {
+    "$zq" sub 'sensors#' 2>"$out/wild.err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "zq sub 'sensors#' exited $rc, not 2"
+    grep -q "^zq sub: 'sensors#' is not a topic pattern: .* write 'sensors/#'" "$out/wild.err" ||
+        fail "unclear message: $(cat "$out/wild.err")"
+    ok "$(head -1 "$out/wild.err")"
+    "$zq" pub 'sensors/#' 21.5 2>"$out/wild.err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "zq pub 'sensors/#' exited $rc, not 2"
+    grep -q "^zq pub: cannot publish on 'sensors/#': '+' and '#' are wildcards" "$out/wild.err" ||
+        fail "unclear message: $(cat "$out/wild.err")"
+    ok "$(head -1 "$out/wild.err")"
+}
+
 # ---- Topics ---------------------------------------------------------------------------------
 
 a_subscriber_prints_each_matching_message_once_in_order() {
@@ -206,6 +221,20 @@ an_exec_command_reads_the_text_or_with_json_the_json() {
         "work prints them as --exec reads them"
 }
 
+# MQTT's names (PROTOCOL.md §3): levels at '/', '#' also matching its parent level.
+a_slashed_pattern_gets_slashed_topics_as_mqtt_has_it() {
+    spawn mqtt sub 'sensors/#' --count 3 --signal "$url" --room mqtt
+    sub=$last
+    for t in sensors/kitchen sensors.kitchen sensors/kitchen/temp sensors; do
+        timeout 60 "$zq" pub "$t" 21.5 --signal "$url" --room mqtt || fail "pub $t exited $?"
+    done
+    wait_exit "$sub" || fail "sub --count 3 exited $?"
+    printf '%s 21.5\n' sensors/kitchen sensors/kitchen/temp sensors >"$out/mqtt.want"
+    cmp -s "$out/mqtt.out" "$out/mqtt.want" || fail "sub printed: $(cat "$out/mqtt.out")"
+    ok "sub 'sensors/#' got sensors/kitchen, sensors/kitchen/temp and sensors, not sensors.kitchen"
+}
+
+# ---- Work queues ----------------------------------------------------------------------------
 
 each_job_is_done_exactly_once_across_two_workers() {
     spawn work1 work jobs --exec "cat >> $out/jobs1" --signal "$url" --room work
@@ -352,6 +381,7 @@ every_command_has_help_and_exits_0
 a_bad_signal_url_is_a_usage_error
 an_unreachable_server_exits_1_and_says_why
 usage_mistakes_exit_2
+a_misplaced_wildcard_exits_2_and_says_how_to_write_it
 
 # The server on a port the kernel picks; its first line says which.
 spawn signal signal --listen 127.0.0.1:0
@@ -369,6 +399,7 @@ text_and_json_come_out_as_they_went_in_and_json_keeps_the_value
 text_with_newlines_control_characters_or_escapes_prints_as_its_bytes
 a_payload_as_long_as_a_frame_carries_comes_out_whole
 an_exec_command_reads_the_text_or_with_json_the_json
+a_slashed_pattern_gets_slashed_topics_as_mqtt_has_it
 each_job_is_done_exactly_once_across_two_workers
 a_job_failed_three_times_is_dead_lettered_listed_and_requeued
 a_dead_letter_list_gives_a_string_as_text_or_with_json_quoted
