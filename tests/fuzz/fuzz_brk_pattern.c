@@ -2,7 +2,8 @@
  * topic (no NUL: all pattern, empty topic). Any bytes go to brk_pattern_check(); a pattern it
  * accepts must match exactly when a backtracking reference matcher (tests/support/pattern_ref.h,
  * also the unit test's: a different algorithm from the same rules) says so, and an
- * exact pattern must match exactly itself. */
+ * exact pattern must match exactly itself. brk_pattern_problem() has a reason exactly for the
+ * patterns the check refuses; brk_topic_problem() takes any bytes. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     bool ok = brk_pattern_check(pattern, plen) == ZQ_OK;
     require(ok == pattern_ref_check(pattern, plen));
+    require(ok == (brk_pattern_problem(pattern, plen) == NULL));
+    (void)brk_topic_problem(topic, tlen);
     (void)brk_pattern_check(pattern, size); /* with the NUL and topic: refused, never a crash */
     if (!ok) {
         return 0;
