@@ -8,7 +8,7 @@
  *   "news.+"             "news.eu", "news.us"; not "news", not "news.eu.fr"
  *   "news.#"             "news", "news.eu", "news.eu.fr" (zero or more levels after "news")
  *   "sensors/#"          "sensors", "sensors/kitchen", "sensors/kitchen/temp"
- *   "+/status"           "v1.2/status" (in a name with a '/', a '.' is a plain byte)
+ *   "+/status"           "v1.2/status" (under a pattern with a '/', a '.' is a plain byte)
  *   "#"                  every topic
  *   "sensors.+.temp"     "sensors.kitchen.temp"
  *   "log*"               every topic starting with "log": "log", "logs", "log.x", "log/x"

@@ -312,6 +312,19 @@ static int parse_word(const brk_command_t *c, int argc, char **argv, int *i, zq_
     return taken ? rc : zq_cli_usage_error(c->name, "unknown option '%s'", arg);
 }
 
+/* A name zq sub cannot take as a pattern, or zq pub cannot publish on, as a usage error saying
+ * why (brk_pattern_problem, brk_topic_problem); -1 when it is fine. */
+static int topic_name_error(const brk_command_t *c, const char *name, size_t len)
+{
+    const char *why = c->run == zq_brk_sub ? brk_pattern_problem(name, len) : NULL;
+    if (why != NULL) {
+        return zq_cli_usage_error(c->name, "'%s' is not a topic pattern: %s", name, why);
+    }
+    why = c->run == zq_brk_pub ? brk_topic_problem(name, len) : NULL;
+    return why != NULL ? zq_cli_usage_error(c->name, "cannot publish on '%s': %s", name, why)
+                       : -1;
+}
+
 /* What the words cannot say alone: every argument there, names usable, options that go
  * together. */
 static int check(const brk_command_t *c, const zq_brk_options_t *o, int n_args)
@@ -324,13 +337,9 @@ static int check(const brk_command_t *c, const zq_brk_options_t *o, int n_args)
     if (len == 0 || len > ZQ_BRK_NAME_MAX) {
         return zq_cli_usage_error(c->name, "a name wants 1 to %d bytes", ZQ_BRK_NAME_MAX);
     }
-    const char *why = c->run == zq_brk_sub ? brk_pattern_problem(o->name, len) : NULL;
-    if (why != NULL) {
-        return zq_cli_usage_error(c->name, "'%s' is not a topic pattern: %s", o->name, why);
-    }
-    why = c->run == zq_brk_pub ? brk_topic_problem(o->name, len) : NULL;
-    if (why != NULL) {
-        return zq_cli_usage_error(c->name, "cannot publish on '%s': %s", o->name, why);
+    int rc = topic_name_error(c, o->name, len);
+    if (rc >= 0) {
+        return rc;
     }
     if (c->run == zq_brk_rep && o->exec == NULL) {
         return zq_cli_usage_error(c->name, "--exec CMD is required");
