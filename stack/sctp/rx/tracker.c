@@ -104,15 +104,22 @@ static uint16_t collect_gaps(const sctp_assoc_t *a, sctp_gap_block_t *gaps, bool
  * and a window honest for 1-byte chunks at all times would be 1/28 of the ring. */
 uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
 {
-    /* One MTU stays in reserve for the chunk that fills the first gap (rx/deliver.c), so
-     * out-of-order data can never use the room the missing chunk needs. The rest is offered
-     * in payload bytes: what fits once each chunk's record overhead is paid, at the chunk
-     * size seen so far. */
+    /* The free room is offered in payload bytes: what fits once each chunk's record overhead
+     * is paid, at the chunk size seen so far. Its last MTU is kept for the chunk that fills
+     * the first gap (store() in rx/deliver.c), so out-of-order data never takes the room the
+     * missing chunk needs. With no gap that MTU is held back from a_rwnd as well: it absorbs
+     * what the average misjudges (a burst of small chunks fills a window to the byte). While a
+     * gap is open it is offered: usrsctp's sender leaves 256 bytes a chunk of any window unused
+     * and learns that a fast retransmission was lost only from SACKs of data sent after it, so
+     * with a 16 KiB buffer full of out-of-order data it had no room left for such data and
+     * each lost retransmission cost an RTO. An out-of-order chunk that would take the MTU is
+     * dropped unacked and resent (§6.2 lets a receiver drop what it has not acknowledged). */
     uint32_t free = a->in.cap - a->in.used;
-    if (free <= a->cfg.mtu) {
+    uint32_t held = a->highest_rx_tsn != a->peer_cum_tsn ? 0 : a->cfg.mtu;
+    if (free <= held) {
         return 0;
     }
-    uint64_t usable = free - a->cfg.mtu;
+    uint64_t usable = free - held;
     return (uint32_t)(usable * a->avg_chunk / (a->avg_chunk + SCTP_CHUNK_OVERHEAD));
 }
 
