@@ -9,6 +9,10 @@
 //   ZQ_BROWSER_KEEP=1      keep the log directory even when everything passed
 //   ZQ_BROWSER_PCAP=1      also capture loopback with dumpcap (tshark's) into the log directory
 //   ZQ_BROWSER_CHROMIUM_LOG=1   Chromium's own WebRTC log into the log directory
+//   ZQ_BROWSER_LAN=1       Chromium with its WebRTC defaults, as on a user's LAN: host candidates
+//                          hidden behind mDNS names, no loopback; zq on 192.0.2.1, an interface
+//                          run.sh adds to the namespace (browser_chromium_lan). The two offer
+//                          directions (zq answers as ICE-lite, dials as full ICE), no reloads
 import { spawn } from 'node:child_process';
 import { mkdtempSync, appendFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +31,9 @@ const SIZES = [0, 1, 1000, 16383, 16384, 65535, 65536, 131072]; // + the negotia
 const EXPECTED_MAX = 262144; // zq echo's a=max-message-size
 const RELOADS = 5; // more than ZQ_NODE_MAX_PEERS (4): gone peers must give their slot back
 
-const ROOMS = ['page-dials', 'zq-dials', 'no-candidates']; // one per group; names the logs
+const LAN = process.env.ZQ_BROWSER_LAN === '1';
+const HOST = LAN ? '192.0.2.1' : '127.0.0.1'; // tests/support/lan.sh's address
+const ROOMS = LAN ? ['page-dials', 'zq-dials'] : ['page-dials', 'zq-dials', 'no-candidates'];
 const logs = mkdtempSync(join(tmpdir(), 'zq-browser-logs-'));
 const profile = mkdtempSync(join(tmpdir(), 'zq-browser-profile-'));
 
@@ -133,9 +139,24 @@ async function opened(page, echo, who, wantRole) {
   if (who.noCandidates) {
     assert(open.candidatesSent === 0, `the page sent ${open.candidatesSent} ice_candidate frames`);
   }
+  if (LAN) figure(`${who.tag} Chromium's candidates`, await hiddenAddresses(page));
   return `${open.ms} ms join->open, max-message-size ${open.maxMessageSize}, ` +
     `pair ${open.pair ? `${open.pair.local} -> ${open.pair.remote}` : '?'}, ` +
     `ice_candidate frames sent ${open.candidatesSent}, received ${open.candidatesReceived}`;
+}
+
+// Chromium with its defaults names its host candidates <uuid>.local (or sends none): no
+// candidate line it produced may hold an IP address. Returns what it produced.
+async function hiddenAddresses(page) {
+  const lines = await page.evaluate(() => window.zqTest.lines);
+  const local = lines.filter((l) => l.includes('local candidate'))
+    .map((l) => l.replace(/^.*candidate[^:]*: /, ''));
+  const offerOrAnswer = lines.filter((l) => /local (offer|answer):/.test(l)).join('\n');
+  const inSdp = [...offerOrAnswer.matchAll(/a=candidate:(\S+ \S+ \S+ \S+ \S+)/g)].map((m) => m[1]);
+  const addresses = [...local, ...inSdp].map((c) => c.split(' ')[4]).filter(Boolean);
+  const plain = addresses.filter((a) => !a.endsWith('.local'));
+  assert(plain.length === 0, `Chromium showed its address: ${plain.join(', ')}`);
+  return addresses.length ? `${addresses.length}, all mDNS names (${addresses[0]} ...)` : 'none';
 }
 
 async function sequence(page, tag, n) {
@@ -187,9 +208,11 @@ async function stopEcho(echo, who) {
   });
 }
 
+// On the LAN, zq echo offers only its LAN address, as a device would: Chromium would take a
+// loopback candidate that zq offered (it only never gathers one itself).
 function startEcho(who) {
   return start(`echo-${who.room}`, ['echo', '--signal', `${base.replace('http', 'ws')}/ws`,
-    '--room', who.room]);
+    '--room', who.room, ...(LAN ? ['--bind', HOST] : [])]);
 }
 
 // ---- a, c, d: the page is in the room first and dials zq echo -------------------------------
@@ -223,7 +246,7 @@ async function zqDials() {
     () => opened(page, echo, who, 'answerer'))) {
     await check(`${who.tag}: 1000 text messages round trip in order`, () => sequence(page, who.tag, 1000));
     await sizes(page, who);
-    await reloads(page, echo, who);
+    if (!LAN) await reloads(page, echo, who);
     await closeByCommand(page, who);
   } else {
     skip(`${who.tag}: messages, sizes, reload and close`, 'the channel never opened');
@@ -305,16 +328,17 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1000));
   }
 
-  const signal = start('signal', ['signal', '--listen', '127.0.0.1:0', '--web', join(here, 'page')]);
-  const [, port] = await waitLine(signal, /^zq signal: listening on http:\/\/127\.0\.0\.1:(\d+) /);
-  base = `http://127.0.0.1:${port}`;
-  context = await launchChromium(profile, logs);
+  const signal = start('signal', ['signal', '--listen', `${HOST}:0`, '--web', join(here, 'page')]);
+  const [, port] = await waitLine(signal, /^zq signal: listening on http:\/\/[0-9.]+:(\d+) /);
+  base = `http://${HOST}:${port}`;
+  context = await launchChromium(profile, logs, [], { webrtcDefaults: LAN });
   console.log(`browser: Chromium ${context.browser() ? context.browser().version() : ''} ` +
     `serving ${base}/echo.html; logs in ${logs}`);
-  await check('Chromium runs with the interop flags (one --disable-features, ours, last)',
-    () => flagsInForce(context));
+  await check(LAN ? "Chromium runs with its WebRTC defaults (mDNS names, no loopback)" :
+    'Chromium runs with the interop flags (one --disable-features, ours, last)',
+  () => flagsInForce(context, { webrtcDefaults: LAN }));
 
-  for (const group of [pageDials, zqDials, noCandidates]) {
+  for (const group of LAN ? [pageDials, zqDials] : [pageDials, zqDials, noCandidates]) {
     try {
       await group();
     } catch (e) {

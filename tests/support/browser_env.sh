@@ -54,6 +54,15 @@ browser_env_exec() {
     fi
     # $netns is two or three plain words: splitting it is intended. "$1" and "$2" are the
     # inner sh's.
+    # ZQ_BROWSER_LAN=1 also gives the namespace 192.0.2.1 on an interface that is not loopback
+    # (tests/support/lan.sh), for Chromium with its WebRTC defaults; a packet addressed beyond
+    # it fails the run.
+    if [ "${ZQ_BROWSER_LAN:-}" = 1 ]; then
+        # shellcheck disable=SC2086,SC2016
+        exec $netns sh -c '. ../support/lan.sh && ip link set lo up && lan_up && { node "$1" "$2"
+            rc=$?; n=$(lan_stray); echo "lan: $n packets addressed beyond the namespace, dropped"
+            [ "$n" -eq 0 ] || rc=1; exit $rc; }' sh "$1" "$zq"
+    fi
     # shellcheck disable=SC2086,SC2016
     exec $netns sh -c 'ip link set lo up && exec node "$1" "$2"' sh "$1" "$zq"
 }

@@ -1,6 +1,6 @@
 // Headless Chromium for zq's browser tests (tests/browser, tests/web, tests/dashboard): Debian's
 // chromium through playwright-core, host candidates as plain addresses (no mDNS), loopback
-// allowed.
+// allowed; or, for browser_chromium_lan, with Chromium's WebRTC defaults.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,14 +30,23 @@ export const NO_BACKGROUND_THROTTLING = [
 ];
 
 // @p extra goes before --disable-features. ZQ_BROWSER_CHROMIUM_LOG=1 adds Chromium's own
-// WebRTC log in logDir.
-export function chromiumArgs(logDir, extra = []) {
+// WebRTC log in logDir. With @p webrtcDefaults, WebRTC keeps Chromium's defaults: no loopback
+// candidates, host addresses hidden behind mDNS names (the --disable-features list is then
+// Playwright's alone), no media permission.
+export function chromiumArgs(logDir, extra = [], { webrtcDefaults = false } = {}) {
+  // With webrtcDefaults the namespace has a default route (tests/support/lan.sh), so the
+  // host names Chromium looks up at start would go to the machine's resolver: none is looked
+  // up (the pages are served from 192.0.2.1, lan.sh's address, which the rule leaves alone).
+  const webrtc = webrtcDefaults ? ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 192.0.2.1'] :
+    ['--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream'];
+  const disabled = webrtcDefaults ? PLAYWRIGHT_DISABLED :
+    [...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'];
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--no-proxy-server', '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
+    '--no-proxy-server', ...webrtc,
     ...extra,
-    `--disable-features=${[...PLAYWRIGHT_DISABLED, 'WebRtcHideLocalIpsWithMdns'].join(',')}`,
+    `--disable-features=${disabled.join(',')}`,
   ];
   if (process.env.ZQ_BROWSER_CHROMIUM_LOG) {
     args.push('--enable-logging', `--log-file=${join(logDir, 'chromium.log')}`, '--v=0',
@@ -47,9 +56,9 @@ export function chromiumArgs(logDir, extra = []) {
 }
 
 /** One browser context over @p profileDir, its tabs sharing storage (a reload keeps it). */
-export function launchChromium(profileDir, logDir, extra = []) {
+export function launchChromium(profileDir, logDir, extra = [], options = {}) {
   return chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM, headless: true, args: chromiumArgs(logDir, extra),
+    executablePath: CHROMIUM, headless: true, args: chromiumArgs(logDir, extra, options),
   });
 }
 
@@ -63,7 +72,7 @@ export function launchBrowser(logDir, extra = []) {
 // --enable-automation, which a persistent context lacks). The last --disable-features must be
 // ours and keep everything Playwright's disabled: a playwright-core upgrade that changes its
 // list shows up here, not as a mysteriously different browser. Throws what is wrong.
-export async function flagsInForce(context) {
+export async function flagsInForce(context, { webrtcDefaults = false } = {}) {
   const page = await context.newPage();
   await page.goto('chrome://version');
   const argv = (await page.locator('#command_line').innerText()).split(/\s+/);
@@ -76,10 +85,20 @@ export async function flagsInForce(context) {
   if (lost.length > 0) {
     throw new Error(`Playwright disables ${lost.join(', ')} too: add to PLAYWRIGHT_DISABLED`);
   }
+  const webrtcFlags = ['--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream'];
+  if (webrtcDefaults) {
+    if (last.includes('WebRtcHideLocalIpsWithMdns')) {
+      throw new Error('WebRtcHideLocalIpsWithMdns is disabled: host addresses would show');
+    }
+    const set = webrtcFlags.filter((f) => argv.includes(f));
+    if (set.length > 0) throw new Error(`${set.join(', ')} set: not Chromium's defaults`);
+    return `Chromium's WebRTC defaults (mDNS host names, no loopback); ${lists.length} ` +
+      `--disable-features, the last with ${last.length} features`;
+  }
   if (!last.includes('WebRtcHideLocalIpsWithMdns')) {
     throw new Error('WebRtcHideLocalIpsWithMdns is not disabled');
   }
-  for (const flag of ['--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream']) {
+  for (const flag of webrtcFlags) {
     if (!argv.includes(flag)) throw new Error(`${flag} missing`);
   }
   return `${lists.length} --disable-features, the last with ${last.length} features`;

@@ -31,13 +31,10 @@ echo_env_netns() {
     exec env "$mark=1" unshare $flags sh -c 'ip link set lo up && exec sh "$@"' sh "$script" "$@"
 }
 
-# A LAN-like interface in that namespace: a bridge with no ports (this kernel has no dummy or
-# veth links) holding 192.0.2.1/24 (RFC 5737's TEST-NET-1, never routed), for peers that skip
-# loopback when they gather candidates, as aioice does. Traffic to it stays on the machine.
+# A LAN-like interface in that namespace (tests/support/lan.sh): 192.0.2.1/24.
 echo_env_lan() {
-    ip link add zq-lan0 type bridge &&
-        ip addr add 192.0.2.1/24 dev zq-lan0 &&
-        ip link set zq-lan0 up
+    . "$(dirname "$0")/../../support/lan.sh"
+    lan_up
 }
 
 # Drops PERCENT % of the UDP datagrams as they arrive at any socket of the namespace, in both

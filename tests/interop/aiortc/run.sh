@@ -118,5 +118,9 @@ if [ -n "$capture_pid" ]; then
     sh "$here/decode.sh" "$ZQ_AIORTC_CAPTURE" || status=1
 fi
 
+stray=$(lan_stray)
+echo "aiortc: $stray packets addressed beyond the namespace, dropped"
+[ "$stray" -eq 0 ] || status=1
+
 [ "$status" -eq 0 ] && echo "ok: stock aiortc against zq echo through zq signal, both directions"
 exit "$status"
