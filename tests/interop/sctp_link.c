@@ -16,6 +16,13 @@ uint64_t link_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+uint64_t link_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 static uint64_t xorshift(uint64_t *s)
 {
     *s ^= *s >> 12;
@@ -49,6 +56,34 @@ static struct {
     unsigned long overflows;
     wire_packet_t slots[WIRE_SLOTS];
 } wire;
+
+/* With a delay, the packets that survived the loss draw wait here, one FIFO per direction
+ * (delay_line[i] holds peer[i]'s), until due: the delay is the same for every packet of a
+ * direction, so the oldest is always the next due. Sized for the bandwidth-delay product with
+ * room to spare: a 64 KiB window is ~55 full packets in flight and as many SACKs, or ~200
+ * packets of one 64-byte message each (usrsctp counts 256 bytes a chunk against the window);
+ * a line that fills anyway counts an overflow (link_wire_overflows()), never a silent loss. */
+#define DELAY_SLOTS 1024
+
+typedef struct {
+    uint64_t due_us;
+    size_t len;
+    uint8_t data[US_PACKET_MAX];
+} delayed_packet_t;
+
+static struct {
+    size_t head;
+    size_t count;
+    delayed_packet_t slots[DELAY_SLOTS];
+} delay_line[2];
+
+static void forget_packets(void)
+{
+    us_clear();
+    wire.count = 0;
+    delay_line[0].count = 0;
+    delay_line[1].count = 0;
+}
 
 /* Each usrsctp endpoint gets an address pointer of its own, never reused in a process, so a
  * packet a closed association's timer still sends is recognised as stale and dropped. */
@@ -101,8 +136,7 @@ void link_init(link_t *l, link_peer_t *a, link_peer_t *b, double loss_percent, u
 
 bool link_start(link_t *l, const bool connect[2])
 {
-    us_clear();
-    wire.count = 0;
+    forget_packets();
     /* usrsctp first: its INIT is queued before zq's goes out, so two connecting sides
      * really collide. */
     for (int i = 0; i < 2; i++) {
@@ -134,8 +168,7 @@ void link_close(link_t *l)
             us_close(&l->peer[i]->us);
         }
     }
-    us_clear();
-    wire.count = 0;
+    forget_packets();
     if (l->dump != NULL) {
         fclose(l->dump);
         l->dump = NULL;
@@ -449,8 +482,8 @@ void link_reseal(uint8_t *pkt, size_t len)
     }
 }
 
-/* Carries one packet from peer[from] to the other, or loses it. */
-static void carry(link_t *l, int from, uint8_t *pkt, size_t len, uint64_t now)
+/* Counts, taps and filters a packet peer[from] sent, and draws its loss: true if it goes on. */
+static bool survives(link_t *l, int from, uint8_t *pkt, size_t len)
 {
     l->sent[from]++;
     l->sent_bytes[from] += len;
@@ -469,10 +502,13 @@ static void carry(link_t *l, int from, uint8_t *pkt, size_t len, uint64_t now)
     if (l->trace != NULL) {
         trace(l, from, pkt, len, filtered ? " FILTERED" : drop ? " LOST" : "");
     }
-    if (drop) {
-        l->lost[from]++;
-        return;
-    }
+    l->lost[from] += drop;
+    return !drop;
+}
+
+/* Hands a packet from peer[from] to the other, which answers it at once. */
+static void deliver(link_t *l, int from, const uint8_t *pkt, size_t len, uint64_t now)
+{
     link_peer_t *to = l->peer[1 - from];
     if (to->kind == LINK_USRSCTP) {
         if (to->us.addr != NULL) {
@@ -483,6 +519,32 @@ static void carry(link_t *l, int from, uint8_t *pkt, size_t len, uint64_t now)
     (void)sctp_handle_packet(&to->assoc, now, pkt, len);
     drain_zq(to);
     transmit_zq(l, to, now); /* and zq's too, as an application polls after each input */
+}
+
+static void delay_push(const link_t *l, int from, const uint8_t *pkt, size_t len)
+{
+    if (delay_line[from].count == DELAY_SLOTS || len > US_PACKET_MAX) {
+        wire.overflows++;
+        return;
+    }
+    delayed_packet_t *d =
+        &delay_line[from].slots[(delay_line[from].head + delay_line[from].count++) % DELAY_SLOTS];
+    d->due_us = link_now_us() + (uint64_t)l->delay_ms * 1000u;
+    d->len = len;
+    memcpy(d->data, pkt, len);
+}
+
+/* Carries one packet from peer[from] to the other (now, or after the delay), or loses it. */
+static void carry(link_t *l, int from, uint8_t *pkt, size_t len, uint64_t now)
+{
+    if (!survives(l, from, pkt, len)) {
+        return;
+    }
+    if (l->delay_ms == 0) {
+        deliver(l, from, pkt, len, now);
+    } else {
+        delay_push(l, from, pkt, len);
+    }
 }
 
 /* The next packet in flight: usrsctp's first (it answered synchronously), then zq's. */
@@ -510,16 +572,72 @@ static bool next_packet(link_t *l, int *from, uint8_t *pkt, size_t *len)
     return true;
 }
 
-int link_step(link_t *l)
+/* Every packet sent so far leaves: delivered at once, or into its delay line. */
+static int depart(link_t *l, uint64_t now)
 {
     static uint8_t pkt[US_PACKET_MAX];
-    uint64_t now = turn_now = link_now_ms();
     int moved = 0;
     int from;
     size_t len;
     while (next_packet(l, &from, pkt, &len)) {
         carry(l, from, pkt, len, now);
         moved++;
+    }
+    return moved;
+}
+
+/* The direction whose oldest delayed packet is due first, if one is due by @p t; else -1. */
+static int due_direction(uint64_t t)
+{
+    int best = -1;
+    for (int i = 0; i < 2; i++) {
+        const delayed_packet_t *d = &delay_line[i].slots[delay_line[i].head];
+        if (delay_line[i].count > 0 && d->due_us <= t &&
+            (best < 0 || d->due_us < delay_line[best].slots[delay_line[best].head].due_us)) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Hands over every delayed packet that is due, oldest first; what the receiver answers
+ * leaves as it is sent, so its delay counts from then. */
+static int release_due(link_t *l, uint64_t now)
+{
+    int moved = 0;
+    int from;
+    while ((from = due_direction(link_now_us())) >= 0) {
+        const delayed_packet_t *d = &delay_line[from].slots[delay_line[from].head];
+        /* Delivered in place: the receiver's answers go to usrsctp's queue or the wire, and
+         * only depart() below writes to a delay line. */
+        deliver(l, from, d->data, d->len, now);
+        delay_line[from].head = (delay_line[from].head + 1) % DELAY_SLOTS;
+        delay_line[from].count--;
+        moved += 1 + depart(l, now);
+    }
+    return moved;
+}
+
+/* Microseconds until the next delayed packet is due (0: one is due now), at most @p cap. */
+static unsigned delay_wait_us(unsigned cap)
+{
+    uint64_t t = link_now_us();
+    uint64_t wait = cap;
+    for (int i = 0; i < 2; i++) {
+        if (delay_line[i].count > 0) {
+            uint64_t due = delay_line[i].slots[delay_line[i].head].due_us;
+            wait = due <= t ? 0 : due - t < wait ? due - t : wait;
+        }
+    }
+    return (unsigned)wait;
+}
+
+int link_step(link_t *l)
+{
+    uint64_t now = turn_now = link_now_ms();
+    int moved = depart(l, now);
+    if (l->delay_ms > 0) {
+        moved += release_due(l, now);
     }
     for (int i = 0; i < 2; i++) {
         link_peer_t *p = l->peer[i];
@@ -565,9 +683,10 @@ bool link_run(link_t *l, bool (*done)(link_t *l, void *ctx), void *ctx, uint32_t
             continue;
         }
         /* Idle: wait for usrsctp's thread to send something, or zq's next deadline, within
-         * 1 ms (zq's clock has ms resolution). */
-        if (next_zq_deadline(l) > now) {
-            us_wait(1000);
+         * 1 ms (zq's clock has ms resolution), or the next delayed packet. */
+        unsigned wait = l->delay_ms > 0 ? delay_wait_us(1000) : 1000;
+        if (next_zq_deadline(l) > now && wait > 0) {
+            us_wait(wait);
         }
     }
     return true;

@@ -4,8 +4,11 @@
  * 1 ms when nothing moves. Used by the interop test (test_sctp_usrsctp.c) and by the bench
  * (bench/bench_sctp.c), which compares zq<->zq, zq<->usrsctp and usrsctp<->usrsctp on it.
  *
- * Each packet, either way, is dropped with the configured probability from a seeded PRNG;
- * nothing is reordered or delayed beyond the loop's own turnaround. */
+ * Each packet, either way, is dropped with the configured probability from a seeded PRNG. With
+ * link_t.delay_ms at 0 (link_init's default) nothing is delayed beyond the loop's own
+ * turnaround; otherwise every packet that survives the draw waits delay_ms in a FIFO of its
+ * direction before it is handed over (a round trip of 2 x delay_ms plus the turnaround).
+ * Nothing is ever reordered. */
 #ifndef ZQ_SCTP_LINK_H
 #define ZQ_SCTP_LINK_H
 
@@ -76,6 +79,8 @@ typedef bool (*link_filter_fn)(link_t *l, int from, uint8_t *pkt, size_t len, vo
 struct link {
     link_peer_t *peer[2];
     uint32_t loss_ppm; /* per million packets, each direction */
+    uint32_t delay_ms; /* one way, each direction; set before link_start() to delay the
+                          handshake too */
     uint64_t rng;
     unsigned long sent[2], lost[2]; /* packets from peer[i] */
     uint64_t sent_bytes[2];
@@ -99,6 +104,9 @@ typedef struct {
 enum { LINK_SENT = 0, LINK_BLOCKED, LINK_ERROR };
 
 uint64_t link_now_ms(void);
+/** The same clock in microseconds: the delay lines' (a round trip of 20 ms in whole
+ *  milliseconds would be off by up to 10 %). */
+uint64_t link_now_us(void);
 
 /** A zq association with the caller's buffers and sctp_config_default() at @p mtu. */
 void link_peer_zq(link_peer_t *p, const char *name, uint8_t *send_buf, size_t send_cap,
@@ -118,7 +126,8 @@ uint8_t *link_find_chunk(uint8_t *pkt, size_t len, uint8_t type);
 /** Recomputes the CRC32c of a packet a filter changed. */
 void link_reseal(uint8_t *pkt, size_t len);
 
-/** zq packets dropped because the in-memory wire was full (should stay 0). */
+/** Packets dropped because the in-memory wire (zq's) or a delay line was full, or too large
+ *  for it: never the link's loss, so a caller that measures checks it stays 0. */
 unsigned long link_wire_overflows(void);
 /** Closes usrsctp sockets (an ABORT if still associated) and forgets queued packets. */
 void link_close(link_t *l);
