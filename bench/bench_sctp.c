@@ -427,7 +427,6 @@ void free(void *p)
 }
 #endif /* BENCH_COUNT_HEAP */
 
-
 typedef struct {
     long established;  /* heap per association once established */
     long full;         /* ... with a reader that stopped: both buffers full */
@@ -611,7 +610,7 @@ static void print_runs(int cfg, int row)
         for (int run = 0; run < res.runs; run++) {
             double v = res.value[cfg][row][pair][run];
             if (res.capped[cfg][row][pair][run]) {
-                printf(r->messages ? " %.0f* (%.0f in %.0f s)" : " %.2f* (%.2f MB in %.0f s)", v,
+                printf(r->messages ? " %.0f* (%.0f in %g s)" : " %.2f* (%.2f MB in %g s)", v,
                        res.moved[cfg][row][pair][run], res.seconds);
             } else {
                 printf(r->messages ? " %.0f" : " %.2f", v);
@@ -725,7 +724,7 @@ static void print_notes(void)
     if (res.rows[res.n_rows - 1].messages) {
         printf("the message rate %lu 64-byte messages, ", res.msgs);
     }
-    printf("each on fresh associations, or what got through in %.0f s (marked *). RTT: RTT/2 "
+    printf("each on fresh associations, or what got through in %g s (marked *). RTT: RTT/2 "
            "each way in a FIFO, no reordering; RTT 0 hands each packet over at once, so "
            "timers, not round trips, decide its lossy rows. Loss drops packets both ways, "
            "after the handshake.\n\n",
@@ -752,7 +751,7 @@ static void print_memory_notes(void)
 
 /* ---- Options ---------------------------------------------------------------------------------- */
 
-/* "0,20,50" into at most MAX_LIST values; false if malformed. */
+/* "0,20,50" into at most MAX_LIST values: how many, or -1 if malformed. */
 static int parse_list(const char *s, double *out)
 {
     int n = 0;
@@ -822,7 +821,7 @@ static void build_rows(void)
 static void parse_options(int argc, char **argv)
 {
     res.runs = 3;
-    res.seconds = 3; /* 48 delayed cells a run, most of them capped: ~3 minutes a run */
+    res.seconds = 3; /* 48 delayed cells a run, most of them capped: ~2.5 minutes a run */
     res.mb = 50;
     res.aim = 1.5; /* so a delayed cell marked * moved less than half a window per RTT */
     res.msgs = 1000000;

@@ -104,8 +104,8 @@ typedef struct {
 enum { LINK_SENT = 0, LINK_BLOCKED, LINK_ERROR };
 
 uint64_t link_now_ms(void);
-/** The same clock in microseconds: the delay lines' (a round trip of 20 ms in whole
- *  milliseconds would be off by up to 10 %). */
+/** The same clock in microseconds: the delay lines' (10 ms each way counted in whole
+ *  milliseconds could be up to 1 ms short). */
 uint64_t link_now_us(void);
 
 /** A zq association with the caller's buffers and sctp_config_default() at @p mtu. */
