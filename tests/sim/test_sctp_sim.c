@@ -833,6 +833,29 @@ static void a_retransmission_lost_again_is_resent_before_t3(void **state)
     assert_int_equal(st->t3_expirations, 0);
 }
 
+/* RFC 8985 §7.2: no probe timeout shorter than the path before any RTT sample. A sender held
+ * by its 16 KiB buffer asks for each SACK at once (transmit.c); through a 20 ms round trip a
+ * 10 ms floor then fired every flight and resent the chunk being timed, so Karn's rule threw
+ * the samples away (67 probes for these 400 KB before); now the first flight is timed. */
+static size_t size_4k(unsigned long n)
+{
+    (void)n;
+    return 4096;
+}
+
+static void no_probe_fires_before_the_first_rtt_sample(void **state)
+{
+    (void)state;
+    start(44, (simnet_impairment_t){0, 0, 10, 0}, BUF, true);
+    unsigned long blocked = 0;
+    (void)transfer(1, 100, size_4k, NULL, &blocked);
+    assert_true(sctp_pair_run(&pair, pair.now + 60000, all_acked));
+    const sctp_stats_t *st = sctp_stats(&pair.end[0].assoc);
+    assert_int_equal(st->tail_probes, 0);
+    assert_int_equal(st->t3_expirations, 0);
+    assert_true(pair.end[0].assoc.srtt >= 18 && pair.end[0].assoc.srtt <= 30);
+}
+
 static bool gap_open(sctp_pair_t *p)
 {
     const sctp_assoc_t *b = &p->end[1].assoc;
@@ -1094,6 +1117,7 @@ int main(void)
         cmocka_unit_test(idle_association_stays_up_on_heartbeats),
         cmocka_unit_test(a_retransmission_lost_again_is_resent_before_t3),
         cmocka_unit_test(the_mtu_kept_for_a_missing_chunk_is_offered_while_a_gap_is_open),
+        cmocka_unit_test(no_probe_fires_before_the_first_rtt_sample),
         cmocka_unit_test(a_stalled_recovery_is_probed_before_t3),
         cmocka_unit_test(a_lost_sack_after_the_last_retransmission_is_probed),
         cmocka_unit_test(miss_indications_come_only_from_sacks_acknowledging_new_data),
