@@ -285,6 +285,7 @@ typedef struct {
     uint32_t last_read;         /* offset of the piece lent by sctp_read(), or UINT32_MAX */
     uint32_t last_rwnd;         /* the window our last SACK advertised */
     uint32_t avg_chunk;         /* running average of received DATA payloads, in bytes */
+    uint32_t max_chunk;         /* the largest DATA payload received (sctp_gap_reserve()) */
     /* streams */
     sctp_stream_t streams[ZQ_SCTP_MAX_STREAMS];
     uint8_t n_streams;

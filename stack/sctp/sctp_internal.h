@@ -245,6 +245,7 @@ void sctp_tracker_forward(sctp_assoc_t *a, uint32_t new_cum);
 void sctp_write_sack(sctp_assoc_t *a, zq_writer_t *w);
 size_t sctp_sack_size(const sctp_assoc_t *a);
 uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a);
+uint32_t sctp_gap_reserve(const sctp_assoc_t *a);
 uint32_t sctp_initial_rwnd(const sctp_assoc_t *a);
 bool sctp_window_opened(const sctp_assoc_t *a);
 void sctp_deliver_waiting(sctp_assoc_t *a);

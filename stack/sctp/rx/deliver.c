@@ -161,11 +161,11 @@ static bool make_room(sctp_assoc_t *a, uint32_t size, uint32_t reserve)
     return sctp_ring_largest_free(&a->in) >= size;
 }
 
-/* §6.2: the chunk that fills the first gap may use the reserved MTU; others may not. */
+/* §6.2: the chunk that fills the first gap may use the reserve; others may not. */
 static uint32_t store(sctp_assoc_t *a, const sctp_data_chunk_t *d)
 {
     uint32_t size = record_size(d->len);
-    uint32_t reserve = d->tsn == a->peer_cum_tsn + 1 ? 0 : a->cfg.mtu;
+    uint32_t reserve = d->tsn == a->peer_cum_tsn + 1 ? 0 : sctp_gap_reserve(a);
     if (!make_room(a, size, reserve)) {
         return SCTP_NO_OFFSET;
     }
@@ -210,6 +210,7 @@ void sctp_handle_data(sctp_assoc_t *a, const sctp_chunk_t *c, bool *immediate_sa
     *immediate_sack |= (d.flags & SCTP_DATA_IMMEDIATE) != 0;
     /* A running average (1/8 weight) of payload sizes, for the window's overhead. */
     a->avg_chunk = (7 * a->avg_chunk + (uint32_t)d.len + 7) / 8;
+    a->max_chunk = d.len > a->max_chunk ? (uint32_t)d.len : a->max_chunk;
     if (sctp_tracker_has(a, d.tsn)) {
         note_duplicate(a, d.tsn);
         *immediate_sack = true; /* §6.2: report duplicates at once */

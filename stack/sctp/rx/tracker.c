@@ -102,12 +102,25 @@ static uint16_t collect_gaps(const sctp_assoc_t *a, sctp_gap_block_t *gaps, bool
  * smaller ones can still overrun what it was offered before (so can one sending chunks under
  * 3 bytes into the first window, sctp_initial_rwnd()): per-chunk cost is not in the protocol,
  * and a window honest for 1-byte chunks at all times would be 1/28 of the ring. */
+/* What the receive ring keeps for the chunk that fills the first gap (store() in
+ * rx/deliver.c): the record of the largest chunk seen, or of one as large as our MTU. The peer's
+ * packets are not bound by our MTU (dcSCTP sends 1,191 bytes against zq's 1,160), and a reserve
+ * of one MTU of payload, without the record's header, let out-of-order data fill the ring to
+ * where a full-size gap filler no longer fit: nothing could be read, the window stayed at 0,
+ * and the filler's every retransmission was dropped (a page sending to zq through 1 % loss
+ * stalled for good; bench/README.md). */
+uint32_t sctp_gap_reserve(const sctp_assoc_t *a)
+{
+    uint32_t payload = a->max_chunk > a->cfg.mtu ? a->max_chunk : a->cfg.mtu;
+    return payload + SCTP_CHUNK_OVERHEAD;
+}
+
 uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
 {
     /* The free room is offered in payload bytes: what fits once each chunk's record overhead
-     * is paid, at the chunk size seen so far. Its last MTU is kept for the chunk that fills
-     * the first gap (store() in rx/deliver.c), so out-of-order data never takes the room the
-     * missing chunk needs. With no gap that MTU is held back from a_rwnd as well: it absorbs
+     * is paid, at the chunk size seen so far. Its last part is kept for the chunk that fills
+     * the first gap (sctp_gap_reserve()), so out-of-order data never takes the room the
+     * missing chunk needs. With no gap that part is held back from a_rwnd as well: it absorbs
      * what the average misjudges (a burst of small chunks fills a window to the byte). While a
      * gap is open it is offered: usrsctp's sender leaves 256 bytes a chunk of any window unused
      * and learns that a fast retransmission was lost only from SACKs of data sent after it, so
@@ -115,7 +128,7 @@ uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
      * each lost retransmission cost an RTO. An out-of-order chunk that would take the MTU is
      * dropped unacked and resent (§6.2 lets a receiver drop what it has not acknowledged). */
     uint32_t free = a->in.cap - a->in.used;
-    uint32_t held = a->highest_rx_tsn != a->peer_cum_tsn ? 0 : a->cfg.mtu;
+    uint32_t held = a->highest_rx_tsn != a->peer_cum_tsn ? 0 : sctp_gap_reserve(a);
     if (free <= held) {
         return 0;
     }
