@@ -425,10 +425,11 @@ async function msgs() {
   const chrome = median(rates);
   const zqRaw = num('zq-raw', null);
   const zqQos0 = num('zq-qos0', null);
-  console.log(`| 64-byte messages/s, both ends in one process | zq ↔ zq | Chromium ${version} ↔ ` +
-    'Chromium (live, this run) | zq / Chromium |');
+  console.log(`| 64-byte messages/s, both ends in one process | zq ↔ zq, C | Chromium ${version} ` +
+    '↔ Chromium, JavaScript in one page (measured, this run) | zq / Chromium |');
   console.log('|---|---:|---:|---:|');
-  console.log(`| data channel only (zq: node_send → node_read; Chromium: send → onmessage) | ` +
+  console.log('| bare data channel: zq\'s C loop (node_send → node_read) against a page\'s ' +
+    'JavaScript (send → onmessage); a page ↔ a zq node: scripts/bench browser | ' +
     `${fmt(zqRaw)} | ${fmt(chrome)} | ${ratio(zqRaw, chrome)} |`);
   console.log(`| zq through the broker (QoS 0 pub/sub, delivered) vs Chromium's bare channel | ` +
     `${fmt(zqQos0)} | ${fmt(chrome)} | ${ratio(zqQos0, chrome)} |`);
