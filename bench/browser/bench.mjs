@@ -564,9 +564,9 @@ async function open() {
 
 // ---- browser ---------------------------------------------------------------------------------
 
-// Only inside a network namespace of our own (loopback its only interface) does this file touch
-// nftables: a rule in the host's namespace would drop the machine's own UDP.
-// Why the lossy rows cannot run here, or null.
+// Why the lossy rows cannot run here, or null. Only inside a network namespace of our own
+// (loopback its only interface) does this file touch nftables: a rule in the host's namespace
+// would drop the machine's own UDP.
 function lossUnavailable() {
   const links = readFileSync('/proc/net/dev', 'utf8').split('\n').slice(2)
     .map((l) => l.split(':')[0].trim()).filter(Boolean);
@@ -682,11 +682,11 @@ async function browserBench() {
   const ws = `ws://127.0.0.1:${port}/ws`;
   const A = await launch(NO_BACKGROUND_THROTTLING);
   const B = await launch(NO_BACKGROUND_THROTTLING);
-  // cells: key -> {zq: [per run], chromium: [...], stalls: {zq, chromium}}; a run measures
-  // every cell of a loss level once, zq then Chromium, so noise hits both.
+  // cells: key -> {zq: [per run, null if it stalled], chromium: [...]}; a run measures every
+  // cell of a loss level once, zq then Chromium, so noise hits both.
   const cells = new Map();
   const cell = (key) => {
-    if (!cells.has(key)) cells.set(key, { zq: [], chromium: [], stalls: { zq: 0, chromium: 0 } });
+    if (!cells.has(key)) cells.set(key, { zq: [], chromium: [] });
     return cells.get(key);
   };
   const drawn = new Map(); // loss % -> [seen, dropped]
@@ -713,12 +713,13 @@ async function browserBench() {
           for (const who of ['zq', 'chromium']) {
             const r = await oneWay(live[who].page, dir, size, seconds);
             if (r.stalled) {
-              cell(key).stalls[who]++;
+              cell(key)[who].push(null);
               // bench_peer says on its way out what its receiver and sender hold.
               if (who === 'zq') await stopZq(live.zq.proc);
               const said = who === 'zq'
                 ? live.zq.proc.lines.filter((l) => / rx packets /.test(l)).join('; ') : '';
-              stalls.push(`${key} ${who}, run ${i + 1}: ${r.detail}${said ? `; ${said}` : ''}`);
+              stalls.push(`${keyText(key)}, peer ${who}, run ${i + 1}: ${r.detail}` +
+                (said ? `; ${said}` : ''));
               await live[who].close();
               live[who] = await make[who]();
               continue;
@@ -755,11 +756,21 @@ function setLossIf(lossy, pct) {
   if (lossy) setLoss(pct);
 }
 
+const finished = (v) => v.filter((x) => x !== null);
+
+// 'to 16384 1' -> 'page → peer, 16384-byte messages, 1 % loss'.
+function keyText(key) {
+  if (key === 'echo') return `echo, ${BULK_MESSAGE}-byte messages`;
+  const [dir, size, loss] = key.split(' ');
+  return `${dir === 'to' ? 'page → peer' : 'peer → page'}, ${size}-byte messages, ${loss} % loss`;
+}
+
 // A cell's median, or how many of its runs stalled.
-function cellText(values, stalled, runs, d) {
-  if (stalled === 0) return fmt(median(values), d);
-  if (values.length === 0) return `stalled (${stalled} of ${runs})`;
-  return `${fmt(median(values), d)}, ${stalled} of ${runs} stalled`;
+function cellText(v, d) {
+  const ok = finished(v);
+  if (ok.length === v.length) return fmt(median(ok), d);
+  if (ok.length === 0) return `stalled (${v.length} of ${v.length})`;
+  return `${fmt(median(ok), d)}, ${v.length - ok.length} of ${v.length} stalled`;
 }
 
 function printBrowser({ cells, drawn, stalls, info, runs, seconds, noLoss, losses, version }) {
@@ -767,11 +778,11 @@ function printBrowser({ cells, drawn, stalls, info, runs, seconds, noLoss, losse
     const c = cells.get(key);
     if (!c) return;
     // No ratio where a run stalled: the median of the others would hide it.
-    const clean = c.stalls.zq === 0 && c.stalls.chromium === 0;
+    const clean = !c.zq.includes(null) && !c.chromium.includes(null);
     const z = clean ? median(c.zq) : null;
     const b = clean ? median(c.chromium) : null;
-    console.log(`| ${label} | ${cellText(c.zq, c.stalls.zq, runs, d)} | ` +
-      `${cellText(c.chromium, c.stalls.chromium, runs, d)} | ${ratio(z, b)} |`);
+    console.log(`| ${label} | ${cellText(c.zq, d)} | ${cellText(c.chromium, d)} | ` +
+      `${ratio(z, b)} |`);
   };
   console.log(`| a page in Chromium ${version} and its peer, one data channel, real UDP on ` +
     'loopback | peer: zq node | peer: Chromium (a second browser) | zq / Chromium |');
@@ -787,7 +798,8 @@ function printBrowser({ cells, drawn, stalls, info, runs, seconds, noLoss, losse
       `from ${BULK_MESSAGE} ${loss}`);
   }
   row('16 KiB messages echoed, page → peer → page, MB/s one way (zq: `zq echo`)', 'echo');
-  console.log(`\nMedians of ${runs} runs of ${seconds} s per cell, every figure measured in this ` +
+  console.log(`\nMedians of ${runs} run${runs === 1 ? '' : 's'} of ${seconds} s per cell, every ` +
+    'figure measured in this ' +
     'run; each run measures every cell of a loss level, zq then Chromium. One way: counted by ' +
     'the receiving application on its own clock (zq: bench_peer, node_read; Chromium: ' +
     'onmessage), between two marks sent in the channel, or from the first message to the ' +
@@ -800,9 +812,9 @@ function printBrowser({ cells, drawn, stalls, info, runs, seconds, noLoss, losse
     console.log(`- ${loss} % loss: nftables dropped ${dropped} of ${seen} UDP datagrams ` +
       `(${seen ? fmt(100 * dropped / seen, 2) : '—'} %), both directions, as they arrived`);
   }
+  const each = (v) => v.map((x) => (x === null ? 'stalled' : fmt(x, 1))).join(' ');
   for (const [key, c] of cells) {
-    console.log(`- ${key}, each run: zq ${c.zq.map((x) => fmt(x, 1)).join(' ')}; Chromium ` +
-      `${c.chromium.map((x) => fmt(x, 1)).join(' ')}`);
+    console.log(`- ${keyText(key)}, each run: zq ${each(c.zq)}; Chromium ${each(c.chromium)}`);
   }
   for (const x of stalls) console.log(`- stalled: ${x}`);
   const dtls = { FEFD: 'DTLS 1.2', FEFC: 'DTLS 1.3' };
