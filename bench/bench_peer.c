@@ -21,7 +21,6 @@
  * measures zq and Chromium with the same code. Exits on SIGTERM or SIGINT. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -109,6 +108,10 @@ static bool send_one(app_t *a, uint64_t now, uint8_t peer, bench_peer_t *p)
     if (p->size <= WHOLE_MAX) {
         zq_err_t err = node_send(&a->node, now, peer, payload, p->size, true);
         if (err == ZQ_ERR_WOULD_BLOCK) {
+            return false;
+        }
+        if (err != ZQ_OK) {
+            p->sending = false; /* the channel is closing, or the size is refused */
             return false;
         }
     } else {

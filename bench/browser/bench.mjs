@@ -343,7 +343,7 @@ function installPageBench() {
     };
   }
 
-  // The first peer connection's DTLS and selected pair, from getStats.
+  // The DTLS version, suite and role, and the selected pair, of a page's connection (getStats).
   async function transport(pc) {
     const stats = await pc.getStats();
     let t = null;
