@@ -1,7 +1,9 @@
 /* `zq signal` from the outside: spawned servers on 127.0.0.1 (ports the kernel picks), talked
  * to with zq_ws_client on a zq_loop_t and with raw sockets that speak just enough HTTP and
  * RFC 6455 to misbehave on purpose. argv[1] is the zq binary. ZQ_TEST_WRAPPER, if set, is a
- * command line put in front of every spawned zq (e.g. "valgrind --error-exitcode=99 -q"). */
+ * command line put in front of every spawned zq (e.g. "valgrind --error-exitcode=99 -q"). A
+ * sanitizer's report on a spawned zq's stderr fails the test (CI's ASan+UBSan step runs it
+ * on the sanitized zq). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -86,8 +88,8 @@ static pid_t spawn_zq(const char *const *args, int out_fd, const char *err_path)
     return pid;
 }
 
-/* Waits for @p pid to exit (killing it after WAIT_MS) and returns its exit status. */
-static int wait_exit(pid_t pid)
+/* Waits for @p pid to end (killing it after WAIT_MS); its waitpid() status. */
+static int wait_status(pid_t pid)
 {
     int status = 0;
     for (int waited = 0; waitpid(pid, &status, WNOHANG) == 0; waited += 10) {
@@ -99,8 +101,41 @@ static int wait_exit(pid_t pid)
         struct timespec ts = {0, 10000000};
         (void)nanosleep(&ts, NULL);
     }
+    return status;
+}
+
+static int exit_code(int status)
+{
     assert_true(WIFEXITED(status));
     return WEXITSTATUS(status);
+}
+
+/* The first MiB of a file, NUL-terminated, until the next call. */
+static const char *file_text(const char *path)
+{
+    static char buf[1 << 20];
+    int f = open(path, O_RDONLY);
+    ssize_t n = f >= 0 ? read(f, buf, sizeof buf - 1) : -1;
+    (void)close(f);
+    buf[n > 0 ? n : 0] = '\0';
+    return buf;
+}
+
+static bool file_has(const char *path, const char *text)
+{
+    return strstr(file_text(path), text) != NULL;
+}
+
+/* A zq built with ZQ_SANITIZE (as CI's sanitizer step runs this test) stops at the first
+ * error ASan, LeakSanitizer or UBSan finds, and says so on its stderr. Its exit code alone
+ * could pass for one of zq's own (1): the report is what tells. */
+static void assert_no_sanitizer_report(const char *err_path)
+{
+    const char *text = file_text(err_path);
+    if (strstr(text, "Sanitizer") != NULL || strstr(text, "runtime error:") != NULL) {
+        (void)fputs(text, stderr);
+        fail_msg("a sanitizer reported an error in zq (its stderr above, %s)", err_path);
+    }
 }
 
 /* Reads stdout up to the first newline. */
@@ -150,10 +185,11 @@ static void start_server(server_t *s, const char *name, const char *const *extra
 /* Waits for a server told to stop; its exit status. */
 static int reap_server(server_t *s)
 {
-    int rc = wait_exit(s->pid);
+    int status = wait_status(s->pid);
     s->pid = 0;
     (void)close(s->out);
-    return rc;
+    assert_no_sanitizer_report(s->err_path);
+    return exit_code(status);
 }
 
 /* SIGTERM (once: a second one during the shutdown kills, as a second Ctrl-C should), and the
@@ -178,7 +214,8 @@ static int run_zq(const char *const *args, char *out, size_t out_cap, char *err,
     assert_true(fd >= 0);
     pid_t pid = spawn_zq(args, fd, err_path);
     (void)close(fd);
-    int rc = wait_exit(pid);
+    int status = wait_status(pid);
+    assert_no_sanitizer_report(err_path);
     const char *paths[2] = {out_path, err_path};
     char *bufs[2] = {out, err};
     size_t caps[2] = {out_cap, err_cap};
@@ -188,17 +225,7 @@ static int run_zq(const char *const *args, char *out, size_t out_cap, char *err,
         bufs[i][n > 0 ? n : 0] = '\0';
         (void)close(f);
     }
-    return rc;
-}
-
-static bool file_has(const char *path, const char *text)
-{
-    static char buf[1 << 20];
-    int f = open(path, O_RDONLY);
-    ssize_t n = f >= 0 ? read(f, buf, sizeof buf - 1) : -1;
-    (void)close(f);
-    buf[n > 0 ? n : 0] = '\0';
-    return strstr(buf, text) != NULL;
+    return exit_code(status);
 }
 
 static void write_file(const char *path, const void *data, size_t len)
@@ -563,6 +590,23 @@ static int main_teardown(void **state)
     (void)stop_server(&main_srv);
     return 0;
 }
+
+/* After each test of the group: its server still runs and has reported nothing. A server a
+ * sanitizer stopped would otherwise show only as a later test's timeout, or not at all. */
+static int main_server_still_runs(void **state)
+{
+    (void)state;
+    int status = 0;
+    if (main_srv.pid > 0 && waitpid(main_srv.pid, &status, WNOHANG) == main_srv.pid) {
+        main_srv.pid = 0;
+        assert_no_sanitizer_report(main_srv.err_path);
+        fail_msg("the --web server ended during the test (wait status %d)", status);
+    }
+    assert_no_sanitizer_report(main_srv.err_path);
+    return 0;
+}
+
+#define MAIN_TEST(f) cmocka_unit_test_teardown(f, main_server_still_runs)
 
 static void welcome_frames_give_each_client_a_distinct_id(void **state)
 {
@@ -1048,19 +1092,19 @@ int main(int argc, char **argv)
     }
     zq_loop_init(&loop);
     const struct CMUnitTest main_tests[] = {
-        cmocka_unit_test(welcome_frames_give_each_client_a_distinct_id),
-        cmocka_unit_test(join_tells_only_the_earlier_member_so_one_side_dials),
-        cmocka_unit_test(an_offer_reaches_the_addressed_peer_with_peer_id_rewritten_to_the_sender),
-        cmocka_unit_test(a_websocket_protocol_error_closes_only_that_client_with_1002),
-        cmocka_unit_test(a_70_kb_message_closes_only_that_client_with_1009),
-        cmocka_unit_test(a_text_frame_that_is_not_json_is_dropped_and_its_sender_stays),
-        cmocka_unit_test(api_topics_lists_a_topic_created_by_a_socket_that_never_joined),
-        cmocka_unit_test(a_static_file_is_served_byte_exact_with_its_content_type),
-        cmocka_unit_test(paths_out_of_the_web_root_or_hidden_are_not_served),
-        cmocka_unit_test(a_directory_without_its_slash_is_redirected_to_it),
-        cmocka_unit_test(unknown_paths_get_404),
-        cmocka_unit_test(http_connections_beyond_the_bound_get_503),
-        cmocka_unit_test(sigterm_closes_clients_with_1001_and_exits_0),
+        MAIN_TEST(welcome_frames_give_each_client_a_distinct_id),
+        MAIN_TEST(join_tells_only_the_earlier_member_so_one_side_dials),
+        MAIN_TEST(an_offer_reaches_the_addressed_peer_with_peer_id_rewritten_to_the_sender),
+        MAIN_TEST(a_websocket_protocol_error_closes_only_that_client_with_1002),
+        MAIN_TEST(a_70_kb_message_closes_only_that_client_with_1009),
+        MAIN_TEST(a_text_frame_that_is_not_json_is_dropped_and_its_sender_stays),
+        MAIN_TEST(api_topics_lists_a_topic_created_by_a_socket_that_never_joined),
+        MAIN_TEST(a_static_file_is_served_byte_exact_with_its_content_type),
+        MAIN_TEST(paths_out_of_the_web_root_or_hidden_are_not_served),
+        MAIN_TEST(a_directory_without_its_slash_is_redirected_to_it),
+        MAIN_TEST(unknown_paths_get_404),
+        MAIN_TEST(http_connections_beyond_the_bound_get_503),
+        MAIN_TEST(sigterm_closes_clients_with_1001_and_exits_0),
     };
     const struct CMUnitTest other_tests[] = {
         cmocka_unit_test(an_upgrade_from_an_origin_not_allowed_gets_403),
