@@ -120,8 +120,8 @@ static void refuse_busy(zq_socket_t fd)
     zq_port_tcp_close(fd);
 }
 
-static void accept_one(signal_server_t *srv, zq_socket_t fd, const zq_addr_t *peer,
-                       uint64_t now)
+void signal_http_accept(signal_server_t *srv, zq_socket_t fd, const zq_addr_t *peer,
+                        uint64_t now)
 {
     http_conn_t *h = free_http(srv);
     if (h == NULL) {
@@ -150,6 +150,6 @@ void signal_accept_all(signal_server_t *srv, uint64_t now)
         if (zq_port_tcp_accept(srv->listener, &fd, &peer) != ZQ_OK) {
             return;
         }
-        accept_one(srv, fd, &peer, now);
+        signal_http_accept(srv, fd, &peer, now);
     }
 }

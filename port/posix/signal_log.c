@@ -6,6 +6,13 @@
 
 #include "port/posix/signal_server.h"
 
+static bool quiet;
+
+void signal_log_quiet(bool on)
+{
+    quiet = on;
+}
+
 void signal_say(const char *fmt, ...)
 {
     /* One fputs per line: stderr is unbuffered, and lines from several writers must not mix. */
@@ -18,7 +25,9 @@ void signal_say(const char *fmt, ...)
     size_t len = strlen(line);
     line[len] = '\n';
     line[len + 1] = '\0';
-    (void)fputs(line, stderr);
+    if (!quiet) {
+        (void)fputs(line, stderr);
+    }
 }
 
 /* A client's room comes from the client: a newline in it must not forge a log line. */

@@ -77,7 +77,7 @@ int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t 
 
 /* ---- The loop: one epoll fd, and a timer driver ---------------------------------------------- */
 
-static void on_epoll(void *ctx, int fd, uint64_t now)
+void signal_on_epoll(void *ctx, int fd, uint64_t now)
 {
     signal_server_t *srv = ctx;
     struct epoll_event ev[EVENTS_PER_WAKE];
@@ -168,7 +168,7 @@ static void server_timeout(void *obj, uint64_t now)
     wsc_reap(srv, now);
 }
 
-static const zq_driver_t server_driver = {
+const zq_driver_t signal_server_driver = {
     .handle_timeout = server_timeout,
     .next_timeout = server_next_timeout,
 };
@@ -177,7 +177,7 @@ static const zq_driver_t server_driver = {
 
 /* SIGINT/SIGTERM: every client hears 1001 (§7.4.1, going away), as far as its socket takes it
  * at once; nothing waits. */
-static void shutdown_all(signal_server_t *srv)
+void signal_shutdown_all(signal_server_t *srv)
 {
     /* Everyone is closing before anyone leaves the router: no peer_left goes to a client that
      * is about to hear 1001 anyway. */
@@ -205,8 +205,8 @@ int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound)
 {
     size_t id;
     srv->next_ping = zq_loop_now(loop) + ping_every(srv);
-    if (zq_loop_add_driver(loop, &server_driver, srv, &id) != ZQ_OK ||
-        zq_loop_add_fd(loop, srv->epfd, on_epoll, srv) != ZQ_OK) {
+    if (zq_loop_add_driver(loop, &signal_server_driver, srv, &id) != ZQ_OK ||
+        zq_loop_add_fd(loop, srv->epfd, signal_on_epoll, srv) != ZQ_OK) {
         return zq_cli_fail("signal", "cannot start the event loop");
     }
     char text[ZQ_ADDR_TEXT_MAX];
@@ -216,7 +216,7 @@ int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound)
     zq_cli_stop_loop_on_signals(loop);
     zq_err_t err = zq_loop_run(loop, ZQ_TIME_NEVER);
     zq_cli_stop_loop_on_signals(NULL);
-    shutdown_all(srv);
+    signal_shutdown_all(srv);
     if (err != ZQ_OK) {
         return zq_cli_fail("signal", "event loop: %s", zq_strerror(err));
     }

@@ -1,5 +1,7 @@
-/* `zq signal`'s insides, shared by its files and by nothing else (the command's public face is
- * cmd_signal.h): the server's state, and the few calls one part makes into another.
+/* `zq signal`'s insides, shared by its files and by tests/fuzz/fuzz_signal_server.c (which
+ * drives the server through the calls the loop and the listener use), and by nothing else
+ * (the command's public face is cmd_signal.h): the server's state, and the few calls one part
+ * makes into another.
  *
  * The parts, each in its own file:
  *   cmd_signal.c          the command line: options, --print-token, settings, run
@@ -106,16 +108,30 @@ void signal_ensure_fd_limit(void);
 int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t *bound);
 int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound);
 
+/* What signal_serve() hands the loop: the epoll fd's callback (@p ctx is the server), which
+ * serves every ready fd; and the driver of the timers (pings, idle clients, deadlines). */
+void signal_on_epoll(void *ctx, int fd, uint64_t now);
+extern const zq_driver_t signal_server_driver;
+/* The stop: every client hears 1001, every connection is closed. */
+void signal_shutdown_all(signal_server_t *srv);
+
 /* ---- Log lines (signal_log.c) ---------------------------------------------------------------- */
 
 /* One line on stderr, "zq signal: " first. */
 ZQ_CLI_PRINTF(1, 2) void signal_say(const char *fmt, ...);
+/* @p on: lines are still made, but none is written (the fuzz target runs millions of
+ * sessions). */
+void signal_log_quiet(bool on);
 /* @p text in @p out, safe on one log line (control characters become '?'). */
 const char *signal_printable(const char *text, char *out, size_t cap);
 
 /* ---- HTTP connections (signal_http_request.c, signal_http_answer.c) -------------------------- */
 
 void signal_accept_all(signal_server_t *srv, uint64_t now);
+/* A connection the listener gave (@p peer may be all zeroes): an HTTP slot reading its
+ * request, or a 503 at once when every slot is taken. */
+void signal_http_accept(signal_server_t *srv, zq_socket_t fd, const zq_addr_t *peer,
+                        uint64_t now);
 void http_conn_ready(signal_server_t *srv, size_t index, uint32_t events, uint64_t now);
 bool http_request_method_is(const http_request_t *req, const char *method);
 
