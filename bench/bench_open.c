@@ -8,7 +8,7 @@
  * Each connection is a fresh pair of nodes on fresh sockets (each member keeps its
  * certificate, as a device does), joining one room: member 0 is in it first, hears member 1's
  * peer_joined and dials (offer, full ICE: its check list paced at Ta = 20 ms); member 1
- * answers as ICE-lite. Clock: CLOCK_MONOTONIC in ns, from the moment the dialer's node was
+ * answers (a full ICE agent, the DTLS client). Clock: CLOCK_MONOTONIC in ns, from the moment the dialer's node was
  * asked for the frame that turned out to be its offer (so the offer's own making counts) to
  * each side's NODE_EVENT_PEER_CONNECTED. One connection first warms caches and is not
  * counted. */

@@ -5,7 +5,7 @@
  * frame handed over as text as a WebSocket would carry it; no TCP.
  *
  * Member 0 joins the room first, so it hears member 1's peer_joined and dials (offers, full
- * ICE); member 1 answers (ICE-lite), as between two `zq` programs. Each member optionally has
+ * ICE); member 1 answers (full ICE, the DTLS client), as between two `zq` programs. Each member optionally has
  * a broker; the application of each member is a small table of callbacks (bench_app_t) the
  * driver calls after every input, as `zq echo` calls echo_pump(). */
 #ifndef ZQ_BENCH_PAIR_H

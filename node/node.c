@@ -187,9 +187,9 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
     node_peer_t *np = &n->peers[i];
     peer_config_t cfg;
     peer_config_default(&cfg, &n->cfg.rand, n->cfg.dtls);
-    ice_config_default(&cfg.ice, dialing ? ICE_MODE_FULL : ICE_MODE_LITE);
+    ice_config_default(&cfg.ice, n->cfg.ice_lite ? ICE_MODE_LITE : ICE_MODE_FULL);
     cfg.ice.rand = n->cfg.rand;
-    cfg.ice.stun_server = dialing ? n->cfg.stun_server : cfg.ice.stun_server;
+    cfg.ice.stun_server = n->cfg.stun_server;
     /* RFC 8445 §14.2: all of an implementation's agents together send a check at most every
      * 5 ms; with every peer checking at once that allows Ta = 5 ms x peers (20 ms by default,
      * instead of 50: the nominating check comes one Ta after the first, so this is most of

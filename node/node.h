@@ -9,9 +9,13 @@
  * peer by the STUN username (our ufrag names the peer connection) or by the address ICE
  * validated. Sans-IO like every layer below it.
  *
- * ICE: a node answers as an ICE-lite agent (the device profile) and dials as a full agent,
- * since two lite agents cannot find each other (RFC 8445 §6.1.1) and the answerer may be
- * another zq node.
+ * ICE: a node is a full agent both when it dials and when it answers (node_config_t.ice_lite
+ * makes it a lite one). It answers a=setup:active, so as the DTLS client (stack/peer/peer.h):
+ * a lite answerer may send its ClientHello only once the controlling peer has nominated a
+ * pair (RFC 8445 §12.1.1), a Ta or more after the first check (20 ms more from offer to open
+ * channel between two zq nodes, 50 ms more when Chromium dials), where a full one sends it on
+ * the first pair its own triggered check validates (§12.1). Two lite agents cannot find each
+ * other (§6.1.1), so a lite node meets only full ones (browsers, aiortc, Pion, other nodes).
  */
 #ifndef ZQ_NODE_H
 #define ZQ_NODE_H
@@ -50,7 +54,8 @@ typedef struct {
     dtls_context_t *dtls;           /**< the node's identity, shared by every peer */
     zq_addr_t hosts[ZQ_NODE_MAX_HOSTS]; /**< bound UDP addresses: the host candidates */
     uint8_t n_hosts;
-    zq_addr_t stun_server;          /**< for dialing as a full agent; none = 0 */
+    zq_addr_t stun_server;          /**< for a full agent's server-reflexive candidate; none = 0 */
+    bool ice_lite;                  /**< an ICE-lite agent (RFC 8445 §2.5), dialing and answering */
 } node_config_t;
 
 typedef enum {

@@ -476,7 +476,7 @@ async function stopZq(p) {
 }
 
 // The page joins room first, then `zq echo` joins: the page hears peer_joined and dials (its
-// offer, zq answers ICE-lite). waitOpen()'s ms runs from peer_joined at the page (createOffer
+// offer; zq answers as a full ICE agent). waitOpen()'s ms runs from peer_joined at the page (createOffer
 // follows at once) to the page's onopen (DCEP ACK from zq); the page dials as a ZeroQ peer does.
 async function zqPageOpen(context, base, zq, room) {
   const page = await context.newPage();
@@ -608,7 +608,7 @@ function lossCounters() {
 }
 
 // A page of browser `context` in room (echo.html), joined; the peer joins after it, so the page
-// dials (its offer; ICE-lite answer from zq, a full one from Chromium) as zqPageOpen() does.
+// dials (its offer; a full ICE answer from zq and from Chromium) as zqPageOpen() does.
 async function roomPage(context, base, room) {
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));

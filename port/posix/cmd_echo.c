@@ -24,6 +24,7 @@ typedef struct {
     const char *bind;
     uint32_t probes;
     bool once;
+    bool ice_lite; /* --ice lite */
 } echo_options_t;
 
 typedef struct {
@@ -169,7 +170,8 @@ static const zq_driver_t echo_driver = {
 void zq_cmd_echo_help(FILE *out)
 {
     (void)fputs(
-        "usage: zq echo [--signal URL] [--room NAME] [--bind IP] [--probe N [--once]]\n"
+        "usage: zq echo [--signal URL] [--room NAME] [--bind IP] [--ice full|lite]\n"
+        "               [--probe N [--once]]\n"
         "\n"
         "Joins a room of a ZeroQ signalling server (zq signal) and connects to every peer in\n"
         "it: browsers with ZeroQ or zq.js, aiortc, other zq nodes. Each peer gets one data\n"
@@ -177,15 +179,18 @@ void zq_cmd_echo_help(FILE *out)
         "that channel, text as text and binary as binary, any size up to the peer's\n"
         "max-message-size (zq advertises 262144), piece by piece through 16 KiB buffers.\n"
         "\n"
-        "It runs as the device profile: it answers offers as an ICE-lite agent and dials\n"
-        "(when it hears peer_joined) as a full one. If the signalling server goes away,\n"
-        "connected peers keep talking and it reconnects (1 s doubling to 30 s).\n"
+        "It runs as a device does: a full ICE agent when it dials (when it hears\n"
+        "peer_joined) and when it answers, the DTLS client when it answers. If the\n"
+        "signalling server goes away, connected peers keep talking and it reconnects (1 s\n"
+        "doubling to 30 s).\n"
         "\n"
         "options:\n"
         "  --signal URL   the server's WebSocket (default " DEFAULT_SIGNAL ")\n"
         "  --room NAME    the room, also the channel label (default " DEFAULT_ROOM ")\n"
         "  --bind IP      the UDP address for WebRTC (default 0.0.0.0: every interface,\n"
         "                 loopback included); IPv6 with an IPv6 address\n"
+        "  --ice MODE     full (default) or lite (RFC 8445 §2.5: answers checks, never\n"
+        "                 sends one; meets only full agents, never another lite zq)\n"
         "  --probe N      send each peer N numbered probes, one at a time, and print their\n"
         "                 round trip when all came back\n"
         "  --once         with --probe: exit after the first peer's probes (0 if all came\n"
@@ -208,6 +213,11 @@ static int store_value(echo_options_t *o, const char *name, const char *value)
         o->room = value;
     } else if (strcmp(name, "--bind") == 0) {
         o->bind = value;
+    } else if (strcmp(name, "--ice") == 0) {
+        if (strcmp(value, "lite") != 0 && strcmp(value, "full") != 0) {
+            return zq_cli_usage_error(ECHO_CMD, "--ice wants full or lite, not '%s'", value);
+        }
+        o->ice_lite = strcmp(value, "lite") == 0;
     } else if (zq_cli_parse_u32(value, 1, 1000000, &o->probes) != ZQ_OK) {
         return zq_cli_usage_error(ECHO_CMD, "--probe wants a count 1..1000000, not '%s'", value);
     }
@@ -216,7 +226,7 @@ static int store_value(echo_options_t *o, const char *name, const char *value)
 
 static int parse_option(int argc, char **argv, int *i, echo_options_t *o)
 {
-    static const char *const with_value[] = {"--signal", "--room", "--bind", "--probe"};
+    static const char *const with_value[] = {"--signal", "--room", "--bind", "--ice", "--probe"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_echo_help(stdout);
@@ -288,6 +298,7 @@ static int start_node(echo_app_t *a)
     memcpy(cfg.room, a->opt.room, strlen(a->opt.room) + 1);
     cfg.rand = a->rand;
     cfg.dtls = &a->dtls;
+    cfg.ice_lite = a->opt.ice_lite;
     int rc = open_udp(a, &cfg);
     if (rc >= 0) {
         return rc;

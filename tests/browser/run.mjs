@@ -12,7 +12,7 @@
 //   ZQ_BROWSER_LAN=1       Chromium with its WebRTC defaults, as on a user's LAN: host candidates
 //                          hidden behind mDNS names, no loopback; zq on 192.0.2.1, an interface
 //                          run.sh adds to the namespace (browser_chromium_lan). The two offer
-//                          directions (zq answers as ICE-lite, dials as full ICE), no reloads
+//                          directions, each with zq as a full and as a lite ICE agent, no reloads
 import { spawn } from 'node:child_process';
 import { mkdtempSync, appendFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +33,8 @@ const RELOADS = 5; // more than ZQ_NODE_MAX_PEERS (4): gone peers must give thei
 
 const LAN = process.env.ZQ_BROWSER_LAN === '1';
 const HOST = LAN ? '192.0.2.1' : '127.0.0.1'; // tests/support/lan.sh's address
-const ROOMS = LAN ? ['page-dials', 'zq-dials'] : ['page-dials', 'zq-dials', 'no-candidates'];
+const ROOMS = LAN ? ['page-dials', 'zq-dials', 'page-dials-lite', 'zq-dials-lite'] :
+  ['page-dials', 'zq-dials', 'no-candidates'];
 const logs = mkdtempSync(join(tmpdir(), 'zq-browser-logs-'));
 const profile = mkdtempSync(join(tmpdir(), 'zq-browser-profile-'));
 
@@ -212,17 +213,23 @@ async function stopEcho(echo, who) {
 // loopback candidate that zq offered (it only never gathers one itself).
 function startEcho(who) {
   return start(`echo-${who.room}`, ['echo', '--signal', `${base.replace('http', 'ws')}/ws`,
-    '--room', who.room, ...(LAN ? ['--bind', HOST] : [])]);
+    '--room', who.room, '--ice', who.ice, ...(LAN ? ['--bind', HOST] : [])]);
+}
+
+// Who is who in a group: zq's ICE mode (full, as zq echo runs by default, or lite) names it.
+function party(tag, room, ice) {
+  const lite = ice === 'lite';
+  return { tag: lite ? `${tag} (zq lite)` : tag, room: lite ? `${room}-lite` : room, ice };
 }
 
 // ---- a, c, d: the page is in the room first and dials zq echo -------------------------------
 
-async function pageDials() {
-  const who = { tag: 'page dials', room: 'page-dials' };
+async function pageDials(ice = 'full') {
+  const who = party('page dials', 'page-dials', ice);
   const page = await openPage(who.room, `room=${who.room}`);
   await page.evaluate(() => window.zqTest.join());
   const echo = startEcho(who);
-  if (await check(`${who.tag}: channel opens (Chromium offers, zq answers ICE-lite)`,
+  if (await check(`${who.tag}: channel opens (Chromium offers, zq answers as ${ice} ICE agent)`,
     () => opened(page, echo, who, 'offerer'))) {
     await check(`${who.tag}: 1000 text messages round trip in order`, () => sequence(page, who.tag, 1000));
     await sizes(page, who);
@@ -236,13 +243,13 @@ async function pageDials() {
 
 // ---- b, c, e, d: zq echo is in the room first and dials the page ----------------------------
 
-async function zqDials() {
-  const who = { tag: 'zq dials', room: 'zq-dials' };
+async function zqDials(ice = 'full') {
+  const who = party('zq dials', 'zq-dials', ice);
   const echo = startEcho(who);
   await waitLine(echo, /^zq echo: in room /);
   const page = await openPage(who.room, `room=${who.room}`);
   await page.evaluate(() => window.zqTest.join());
-  if (await check(`${who.tag}: channel opens (zq offers as full ICE, Chromium answers)`,
+  if (await check(`${who.tag}: channel opens (zq offers as ${ice} ICE agent, Chromium answers)`,
     () => opened(page, echo, who, 'answerer'))) {
     await check(`${who.tag}: 1000 text messages round trip in order`, () => sequence(page, who.tag, 1000));
     await sizes(page, who);
@@ -281,7 +288,7 @@ async function reloads(page, echo, who) {
 // ---- f: a Chromium offer without any candidate ----------------------------------------------
 
 async function noCandidates() {
-  const who = { tag: 'no-candidate offer', room: 'no-candidates', noCandidates: true };
+  const who = { tag: 'no-candidate offer', room: 'no-candidates', noCandidates: true, ice: 'full' };
   const page = await openPage(who.room, `room=${who.room}&nocandidates=1`);
   await page.evaluate(() => window.zqTest.join());
   const echo = startEcho(who);
@@ -338,7 +345,9 @@ async function main() {
     'Chromium runs with the interop flags (one --disable-features, ours, last)',
   () => flagsInForce(context, { webrtcDefaults: LAN }));
 
-  for (const group of LAN ? [pageDials, zqDials] : [pageDials, zqDials, noCandidates]) {
+  const lite = (group) => Object.defineProperty(() => group('lite'), 'name', { value: `${group.name} (lite)` });
+  for (const group of LAN ? [pageDials, zqDials, lite(pageDials), lite(zqDials)] :
+    [pageDials, zqDials, noCandidates]) {
     try {
       await group();
     } catch (e) {

@@ -114,7 +114,7 @@ async function exitedZero(p) {
 
 // ---- The checks ------------------------------------------------------------------------------
 
-// zq pub joins after the page: the page dials (Chromium offers, zq answers ICE-lite).
+// zq pub joins after the page: the page dials (Chromium offers, zq answers).
 async function pubReachesThePage() {
   const room = 'zeroq-pub';
   const page = await joinedPage(room);

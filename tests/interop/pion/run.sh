@@ -3,7 +3,7 @@
 # `zq signal`, over real UDP on 127.0.0.1. Two runs, each with its own room and its own `zq echo`:
 #
 #   zq-dials     zq echo joins first; Pion joins, zq hears peer_joined and sends the offer
-#   pion-dials   Pion joins first; zq echo joins, Pion sends its offer, zq answers (ICE-lite)
+#   pion-dials   Pion joins first; zq echo joins, Pion sends its offer, zq answers (full ICE, a=setup:active)
 #
 # `pion_peer echo` (live.go) does the checks and prints them. Usage: run.sh path/to/zq [OUT_DIR]
 # builds pion_peer into OUT_DIR (default: pion/ beside zq) with build.sh when it is missing or
