@@ -225,8 +225,9 @@ bool dtls_is_client_hello(const uint8_t *data, size_t len);
 
 /** Feeds one datagram from the peer. A server that has no ClientHello yet discards (and
  *  counts in rx_discarded) anything else: a record left over from an earlier connection
- *  between the same addresses must not end this one (RFC 6347 §4.1.2.7).  @p data is borrowed until the next dtls_read() that
- *  returns 0, or the next dtls_handle_* call, whichever comes first. */
+ *  between the same addresses must not end this one (RFC 6347 §4.1.2.7).
+ *  @p data is borrowed until the next dtls_read() that returns 0, or the next dtls_handle_*
+ *  call, whichever comes first. */
 zq_err_t dtls_handle_datagram(dtls_t *d, uint64_t now, const uint8_t *data, size_t len);
 
 /** Runs the handshake retransmission timer. */

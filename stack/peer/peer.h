@@ -24,9 +24,10 @@
  * they are, and zq takes each role in one offer direction. Why active: a peer that takes its
  * stream-id parity from its ICE role (aiortc 1.4: controlling, so odd ids) agrees with RFC
  * 8832 §6 whenever it dials zq; an answering device sends a ClientHello instead of having to
- * reassemble a browser's post-quantum one spread over several records; and a lite answerer's
- * ClientHello waits for its nomination (RFC 8445 §12.1.1). As client zq lists AES-128-GCM
- * first; the server chooses (Chromium takes ChaCha20-Poly1305 when it is offered).
+ * reassemble a browser's post-quantum one spread over several records. The cost: a lite
+ * answerer's ClientHello waits for its nomination (RFC 8445 §12.1.1), so a node answers as a
+ * full agent (node/node.h). As client zq lists AES-128-GCM first; the server chooses (Chromium
+ * takes ChaCha20-Poly1305 when it is offered).
  */
 #ifndef ZQ_PEER_H
 #define ZQ_PEER_H

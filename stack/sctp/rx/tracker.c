@@ -125,7 +125,7 @@ uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
      * gap is open it is offered: usrsctp's sender leaves 256 bytes a chunk of any window unused
      * and learns that a fast retransmission was lost only from SACKs of data sent after it, so
      * with a 16 KiB buffer full of out-of-order data it had no room left for such data and
-     * each lost retransmission cost an RTO. An out-of-order chunk that would take the MTU is
+     * each lost retransmission cost an RTO. An out-of-order chunk that would take that part is
      * dropped unacked and resent (§6.2 lets a receiver drop what it has not acknowledged). */
     uint32_t free = a->in.cap - a->in.used;
     uint32_t held = a->highest_rx_tsn != a->peer_cum_tsn ? 0 : sctp_gap_reserve(a);
