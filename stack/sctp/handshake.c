@@ -246,6 +246,17 @@ void sctp_write_init_ack(sctp_assoc_t *a, zq_writer_t *w)
 
 /* ---- INIT ACK (§5.1 C) -------------------------------------------------------------------- */
 
+/* The first round trip, from the INIT or COOKIE ECHO sent once (Karn, §6.3.1 C5) to its answer:
+ * SRTT from the handshake (§6.3.1 C1 asks for a first measurement, not for DATA). Without it
+ * the tail-loss probe has no round trip to wait for until the first DATA sample, which under
+ * loss may be long in coming (tx/retransmit.c). */
+static void sample_handshake_rtt(sctp_assoc_t *a)
+{
+    if (a->init_sends == 1 && a->srtt == 0) {
+        sctp_rto_sample(a, (uint32_t)(a->now - (a->t1_at - a->t1_rto)));
+    }
+}
+
 void sctp_handle_init_ack(sctp_assoc_t *a, const sctp_chunk_t *c)
 {
     sctp_init_chunk_t init;
@@ -257,6 +268,7 @@ void sctp_handle_init_ack(sctp_assoc_t *a, const sctp_chunk_t *c)
         a->stats.rx_malformed++;
         return;
     }
+    sample_handshake_rtt(a);
     memcpy(a->cookie, init.cookie, init.cookie_len);
     a->cookie_len = (uint16_t)init.cookie_len;
     set_peer(a, a->my_vtag, init.initiate_tag, a->my_initial_tsn, init.initial_tsn, init.a_rwnd,
@@ -308,6 +320,7 @@ void sctp_handle_cookie_echo(sctp_assoc_t *a, const sctp_chunk_t *ch)
 void sctp_handle_cookie_ack(sctp_assoc_t *a)
 {
     if (a->state == SCTP_STATE_COOKIE_ECHOED) {
+        sample_handshake_rtt(a);
         enter_established(a, SCTP_EVENT_CONNECTED);
     }
 }

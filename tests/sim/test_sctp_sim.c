@@ -833,10 +833,22 @@ static void a_retransmission_lost_again_is_resent_before_t3(void **state)
     assert_int_equal(st->t3_expirations, 0);
 }
 
-/* RFC 8985 §7.2: no probe timeout shorter than the path before any RTT sample. A sender held
- * by its 16 KiB buffer asks for each SACK at once (transmit.c); through a 20 ms round trip a
- * 10 ms floor then fired every flight and resent the chunk being timed, so Karn's rule threw
- * the samples away (67 probes for these 400 KB before); now the first flight is timed. */
+/* RFC 8985 §7.2: no probe timeout shorter than the path. A sender held by its 16 KiB buffer
+ * asks for each SACK at once (transmit.c); through a 20 ms round trip a 10 ms floor, all it had
+ * before a DATA sample, fired every flight and resent the chunk being timed, so Karn's rule
+ * threw the samples away (67 probes for these 400 KB). The handshake's sample now sets it. */
+/* RFC 9260 §6.3.1 C1: the first RTT measurement is the handshake's (INIT to INIT ACK, or
+ * COOKIE ECHO to COOKIE ACK, neither resent): the tail-loss probe has a round trip to wait for
+ * before the first DATA sample, which under loss may be long in coming. */
+static void the_handshake_gives_the_first_rtt_sample(void **state)
+{
+    (void)state;
+    start(47, (simnet_impairment_t){0, 0, 10, 0}, BUF, true);
+    for (int i = 0; i < 2; i++) {
+        assert_true(pair.end[i].assoc.srtt >= 18 && pair.end[i].assoc.srtt <= 30);
+    }
+}
+
 static size_t size_4k(unsigned long n)
 {
     (void)n;
@@ -1150,6 +1162,7 @@ int main(void)
         cmocka_unit_test(a_retransmission_lost_again_is_resent_before_t3),
         cmocka_unit_test(the_room_kept_for_a_missing_chunk_is_offered_while_a_gap_is_open),
         cmocka_unit_test(a_gap_filler_larger_than_our_mtu_still_fits),
+        cmocka_unit_test(the_handshake_gives_the_first_rtt_sample),
         cmocka_unit_test(no_probe_fires_before_the_first_rtt_sample),
         cmocka_unit_test(a_stalled_recovery_is_probed_before_t3),
         cmocka_unit_test(a_lost_sack_after_the_last_retransmission_is_probed),

@@ -64,17 +64,11 @@ void sctp_t3_expired(sctp_assoc_t *a)
 #define PROBE_MIN_MS 10u
 #define PROBE_MAX_SHIFT 6u
 
-/* Before any RTT sample (srtt 0: ack.c sets at least 1) the probe waits as long as T3-rtx,
- * as RFC 8985 §7.2 waits its initial timeout: a 10 ms floor under a 20 ms path fired every
- * flight, resent the chunk being timed, and Karn's rule (RFC 9260 §6.3.1 C5) then discarded
- * the one sample that would have set SRTT, so the floor stayed and every flight entered Fast
- * Recovery (0.33 MB/s through 16 KiB windows at 20 ms RTT, where a window a round trip is
- * 0.82; bench/README.md). */
+/* The probe waits two round trips, at least PROBE_MIN_MS: the handshake gives the first one
+ * (handshake.c), so a 20 ms path is not probed every 10 ms before its first DATA sample. */
 static uint64_t probe_deadline(const sctp_assoc_t *a)
 {
-    uint32_t pto = a->srtt == 0                ? a->rto
-                   : 2 * a->srtt > PROBE_MIN_MS ? 2 * a->srtt
-                                                : PROBE_MIN_MS;
+    uint32_t pto = 2 * a->srtt > PROBE_MIN_MS ? 2 * a->srtt : PROBE_MIN_MS;
     uint32_t shift = a->probes < PROBE_MAX_SHIFT ? a->probes : PROBE_MAX_SHIFT;
     return a->now + ((uint64_t)pto << shift);
 }
