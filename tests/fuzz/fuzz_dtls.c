@@ -11,30 +11,13 @@
 
 #include "stack/dtls/dtls.h"
 #include "zq/bytes.h"
-
-#define check(ok)                                                           \
-    do {                                                                    \
-        if (!(ok)) {                                                        \
-            fprintf(stderr, "invariant failed at line %d\n", __LINE__);     \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
+#include "fuzz_support.h"
 
 static uint8_t arena[128 * 1024];
 static uint32_t rand_state;
 static dtls_identity_t id_a, id_b;
 static dtls_context_t ctx_a, ctx_b;
 static size_t baseline;
-
-static int counter_rand(void *ctx, unsigned char *out, size_t len)
-{
-    (void)ctx;
-    for (size_t i = 0; i < len; i++) {
-        rand_state = rand_state * 1664525u + 1013904223u;
-        out[i] = (unsigned char)(rand_state >> 24);
-    }
-    return 0;
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -43,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     dtls_arena_init(arena, sizeof arena);
-    zq_rand_t rand = {counter_rand, NULL};
+    zq_rand_t rand = {fuzz_counter_rand, &rand_state};
     dtls_config_t cfg;
     dtls_config_default(&cfg);
     cfg.rand = rand;

@@ -13,30 +13,12 @@
 
 #include "stack/ice/ice.h"
 #include "zq/bytes.h"
+#include "fuzz_support.h"
 
 static const char peer_ufrag[] = "peer";
 static const char peer_pwd[] = "peerpasswordpeerpassword";
 
-static int counter_rand(void *ctx, unsigned char *out, size_t len)
-{
-    uint32_t *state = ctx;
-    for (size_t i = 0; i < len; i++) {
-        *state = *state * 1664525u + 1013904223u;
-        out[i] = (unsigned char)(*state >> 24);
-    }
-    return 0;
-}
-
 #include <stdio.h>
-
-/* An invariant violation is a crash, with the line that caught it. */
-#define check(ok)                                                      \
-    do {                                                               \
-        if (!(ok)) {                                                   \
-            fprintf(stderr, "invariant failed at line %d\n", __LINE__); \
-            abort();                                                   \
-        }                                                              \
-    } while (0)
 
 static void drain(ice_agent_t *a)
 {
@@ -110,7 +92,7 @@ static void setup(ice_agent_t *a, uint32_t *seed, uint8_t mode_byte)
     ice_config_t cfg;
     ice_config_default(&cfg, (mode_byte & 1) ? ICE_MODE_FULL : ICE_MODE_LITE);
     cfg.role = (mode_byte & 3) == 3 ? ICE_ROLE_CONTROLLING : ICE_ROLE_CONTROLLED;
-    cfg.rand.fill = counter_rand;
+    cfg.rand.fill = fuzz_counter_rand;
     cfg.rand.ctx = seed;
     if (mode_byte & 4) {
         cfg.stun_server = zq_addr_v4(192, 0, 2, 1, 3478);

@@ -13,14 +13,7 @@
 
 #include "stack/sctp/datachannel.h"
 #include "stack/sctp/sctp_internal.h"
-
-#define check(ok)                                                       \
-    do {                                                                \
-        if (!(ok)) {                                                    \
-            fprintf(stderr, "invariant failed at line %d\n", __LINE__); \
-            abort();                                                    \
-        }                                                               \
-    } while (0)
+#include "fuzz_support.h"
 
 #define BUF 8192
 
@@ -31,16 +24,6 @@ static uint64_t now;
 static uint8_t last_from_peer[1500];
 static size_t last_from_peer_len;
 static uint32_t seed;
-
-static int counter_rand(void *ctx, unsigned char *out, size_t len)
-{
-    uint32_t *s = ctx;
-    for (size_t i = 0; i < len; i++) {
-        *s = *s * 1664525u + 1013904223u;
-        out[i] = (unsigned char)(*s >> 24);
-    }
-    return 0;
-}
 
 /* The send ring agrees with the counters kept beside it: records marked for retransmission
  * (a->n_rtx lets packets skip the ring walk) and bytes in flight. */
@@ -121,9 +104,9 @@ static void init_pair(void)
     sctp_config_default(&cfg);
     seed_a = 1;
     seed_b = 2;
-    cfg.rand = (zq_rand_t){counter_rand, &seed_a};
+    cfg.rand = (zq_rand_t){fuzz_counter_rand, &seed_a};
     check(sctp_assoc_init(&target, &cfg, bufs[0], BUF, bufs[1], BUF) == ZQ_OK);
-    cfg.rand = (zq_rand_t){counter_rand, &seed_b};
+    cfg.rand = (zq_rand_t){fuzz_counter_rand, &seed_b};
     check(sctp_assoc_init(&peer, &cfg, bufs[2], BUF, bufs[3], BUF) == ZQ_OK);
     dc_init(&dc, &target, true, 65536, 65536);
     now = 1000;

@@ -38,18 +38,10 @@
 #include "port/posix/signal_server.h"
 #include "signal/json.h"
 #include "signal/ws.h"
+#include "fuzz_support.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* An invariant violation is a crash, with the line that caught it. */
-#define check(ok)                                                       \
-    do {                                                                \
-        if (!(ok)) {                                                    \
-            fprintf(stderr, "invariant failed at line %d\n", __LINE__); \
-            abort();                                                    \
-        }                                                               \
-    } while (0)
 
 #define MAX_CONNS 40       /* more than ZQ_SIGNAL_MAX_HTTP: the 33rd at once gets a 503 */
 #define SETTLE_ROUNDS 256  /* dispatches the server gets to go quiet at the end */
@@ -131,17 +123,7 @@ static const char *const good_origin[] = {"http://good.example"};
 static const char ws_key[] = "dGhlIHNhbXBsZSBub25jZQ=="; /* base64 of the nonce below */
 static const char ws_nonce[] = "the sample nonce";
 
-static int counter_rand(void *ctx, unsigned char *out, size_t len)
-{
-    uint32_t *state = ctx;
-    for (size_t i = 0; i < len; i++) {
-        *state = *state * 1103515245u + 12345u;
-        out[i] = (unsigned char)(*state >> 24);
-    }
-    return 0;
-}
-
-static const zq_rand_t rand_src = {.fill = counter_rand, .ctx = &rand_state};
+static const zq_rand_t rand_src = {.fill = fuzz_counter_rand, .ctx = &rand_state};
 
 /* ---- Invariants ----------------------------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 
 #include "signal/ws.h"
 #include "zq/utf8.h"
+#include "fuzz_support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,16 +19,6 @@ static void require(bool ok)
     if (!ok) {
         __builtin_trap();
     }
-}
-
-static int counter_rand(void *ctx, unsigned char *out, size_t len)
-{
-    uint32_t *state = ctx;
-    for (size_t i = 0; i < len; i++) {
-        *state = *state * 1103515245u + 12345u;
-        out[i] = (unsigned char)(*state >> 24);
-    }
-    return 0;
 }
 
 static ws_conn_t conn, peer;
@@ -110,7 +101,7 @@ static void handle(ws_conn_t *c, const ws_event_t *ev)
 static void run_connection(ws_role_t role, size_t step, const uint8_t *data, size_t size)
 {
     uint32_t seed = 1, peer_seed = 2;
-    zq_rand_t rand = {counter_rand, &seed}, peer_rand = {counter_rand, &peer_seed};
+    zq_rand_t rand = {fuzz_counter_rand, &seed}, peer_rand = {fuzz_counter_rand, &peer_seed};
     ws_conn_init(&conn, role, &rand);
     ws_conn_init(&peer, role == WS_ROLE_CLIENT ? WS_ROLE_SERVER : WS_ROLE_CLIENT, &peer_rand);
     size_t off = 0;
