@@ -239,6 +239,7 @@ size_t sctp_forward_tsn_size(const sctp_assoc_t *a);
 void sctp_handle_data(sctp_assoc_t *a, const sctp_chunk_t *c, bool *immediate_sack);
 void sctp_handle_forward_tsn(sctp_assoc_t *a, const sctp_chunk_t *c);
 void sctp_tracker_mark(sctp_assoc_t *a, uint32_t tsn);
+void sctp_tracker_unmark(sctp_assoc_t *a, uint32_t tsn);
 bool sctp_tracker_has(const sctp_assoc_t *a, uint32_t tsn);
 void sctp_tracker_advance(sctp_assoc_t *a);
 void sctp_tracker_forward(sctp_assoc_t *a, uint32_t new_cum);

@@ -135,39 +135,83 @@ static void record_moved(void *ctx, uint32_t from, uint32_t to)
     a->last_read = a->last_read == from ? to : a->last_read;
 }
 
-/* Room for @p size bytes (plus @p reserve left over), compacting the ring if pieces read
- * and freed behind still-waiting out-of-order data hold it: without that, chunks that fill a
- * gap one by one use up the reserve and the window never opens again. */
+static bool has_room(const sctp_assoc_t *a, uint32_t size, uint32_t reserve)
+{
+    return a->in.cap - a->in.used >= size + reserve && sctp_ring_largest_free(&a->in) >= size;
+}
+
+/* Turns the ring so that it starts at offset 0; the read queue and the lent piece follow. */
+static void rotate_to_front(sctp_assoc_t *a)
+{
+    uint32_t shift = sctp_ring_rotate_to_front(&a->in);
+    for (uint16_t i = 0; i < a->rq_count; i++) {
+        uint32_t *q = &a->read_queue[(a->rq_head + i) % ZQ_SCTP_READ_QUEUE];
+        *q = (*q + a->in.cap - shift) % a->in.cap;
+    }
+    if (a->last_read != SCTP_NO_OFFSET) {
+        a->last_read = (a->last_read + a->in.cap - shift) % a->in.cap;
+    }
+}
+
+/* Room for @p size bytes (plus @p reserve left over). Compaction reuses pieces read and freed
+ * behind still-waiting out-of-order data: without it, chunks that fill a gap one by one use up
+ * the reserve and the window never opens again. Compaction keeps the ring's shape, so a record
+ * that no longer fits before the end of the buffer still goes to its start behind a WRAP
+ * filler, and those bytes count as used: a ring of 12 waiting 1,216-byte records left 928
+ * bytes "free" beside an 864-byte filler, where the gap's missing chunk needed 1,216, and a
+ * page sending to zq stalled for good. Turned to start at 0, the ring needs no filler. */
 static bool make_room(sctp_assoc_t *a, uint32_t size, uint32_t reserve)
 {
-    if (a->in.cap - a->in.used < size + reserve) {
-        sctp_ring_compact(&a->in, in_is_free, record_moved, a);
-        a->stats.rx_compactions++;
+    if (has_room(a, size, reserve)) {
+        return true;
     }
-    if (a->in.cap - a->in.used < size + reserve) {
+    sctp_ring_compact(&a->in, in_is_free, record_moved, a);
+    a->stats.rx_compactions++;
+    if (has_room(a, size, reserve)) {
+        return true;
+    }
+    rotate_to_front(a);
+    sctp_ring_compact(&a->in, in_is_free, record_moved, a); /* the WRAP filler goes */
+    return has_room(a, size, reserve);
+}
+
+/* RFC 9260 §6.2: with no room left, a receiver drops the highest TSN it holds for reordering
+ * to take a lower one. Only for the chunk that fills the first gap, the one every later
+ * delivery waits for: it is refused only when it is larger than the reserve kept for it (a
+ * peer that turns to chunks larger than any before, and than our MTU). The dropped chunk was
+ * acknowledged in a gap block and is resent (a sender keeps such chunks until they are
+ * acknowledged cumulatively, §6.3.2 and §7.2.4 allow for reneging). False if nothing waits. */
+static bool renege_highest(sctp_assoc_t *a)
+{
+    in_rec_t *highest = NULL;
+    for (uint32_t off = sctp_ring_first(&a->in); off != SCTP_NO_OFFSET;
+         off = sctp_ring_next(&a->in, off)) {
+        in_rec_t *r = in_at(a, off);
+        bool held = r->h.state == IN_WAITING && tsn_lt(a->peer_cum_tsn, r->tsn);
+        if (held && (highest == NULL || tsn_lt(highest->tsn, r->tsn))) {
+            highest = r;
+        }
+    }
+    if (highest == NULL) {
         return false;
     }
-    if (sctp_ring_largest_free(&a->in) < size) { /* room, but in two pieces: make it one */
-        uint32_t shift = sctp_ring_rotate_to_front(&a->in);
-        for (uint16_t i = 0; i < a->rq_count; i++) {
-            uint32_t *q = &a->read_queue[(a->rq_head + i) % ZQ_SCTP_READ_QUEUE];
-            *q = (*q + a->in.cap - shift) % a->in.cap;
-        }
-        if (a->last_read != SCTP_NO_OFFSET) {
-            a->last_read = (a->last_read + a->in.cap - shift) % a->in.cap;
-        }
-        sctp_ring_compact(&a->in, in_is_free, record_moved, a); /* the WRAP filler goes */
-    }
-    return sctp_ring_largest_free(&a->in) >= size;
+    highest->h.state = IN_FREE;
+    a->n_waiting--;
+    a->stats.rx_reneged++;
+    sctp_tracker_unmark(a, highest->tsn);
+    return true;
 }
 
 /* §6.2: the chunk that fills the first gap may use the reserve; others may not. */
 static uint32_t store(sctp_assoc_t *a, const sctp_data_chunk_t *d)
 {
     uint32_t size = record_size(d->len);
-    uint32_t reserve = d->tsn == a->peer_cum_tsn + 1 ? 0 : sctp_gap_reserve(a);
-    if (!make_room(a, size, reserve)) {
-        return SCTP_NO_OFFSET;
+    bool fills_gap = d->tsn == a->peer_cum_tsn + 1;
+    uint32_t reserve = fills_gap ? 0 : sctp_gap_reserve(a);
+    while (!make_room(a, size, reserve)) {
+        if (!fills_gap || !renege_highest(a)) {
+            return SCTP_NO_OFFSET;
+        }
     }
     uint32_t off = sctp_ring_alloc(&a->in, size);
     if (off == SCTP_NO_OFFSET) {

@@ -36,6 +36,16 @@ void sctp_tracker_mark(sctp_assoc_t *a, uint32_t tsn)
     }
 }
 
+/* A chunk above the cumulative TSN given up (reneged, rx/deliver.c): it counts as missing
+ * again, and the highest TSN received falls back to the one below it still held. */
+void sctp_tracker_unmark(sctp_assoc_t *a, uint32_t tsn)
+{
+    set_bit(a, tsn, false);
+    while (a->highest_rx_tsn != a->peer_cum_tsn && !bit(a, a->highest_rx_tsn)) {
+        a->highest_rx_tsn--;
+    }
+}
+
 void sctp_tracker_advance(sctp_assoc_t *a)
 {
     while (bit(a, a->peer_cum_tsn + 1) && tsn_lt(a->peer_cum_tsn, a->highest_rx_tsn)) {
