@@ -25,10 +25,10 @@
 #include <time.h>
 
 #include "node/node.h"
-#include "port/posix/cli.h"
+#include "cli/cli.h"
 #include "port/posix/loop.h"
-#include "port/posix/node_host.h"
-#include "port/posix/sig_link.h"
+#include "cli/node_host.h"
+#include "cli/sig_link.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 
@@ -291,14 +291,12 @@ static void report_peers(const app_t *a)
         const sctp_assoc_t *s = &np->peer.sctp;
         (void)fprintf(stderr,
                       CMD ": peer %s: rx packets %" PRIu32 ", dup TSNs %" PRIu32
-                      ", out of window %" PRIu32 ", compactions %" PRIu32 ", reneged %" PRIu32
-                      "; cum TSN %" PRIu32
+                      ", out of window %" PRIu32 ", compactions %" PRIu32 "; cum TSN %" PRIu32
                       ", highest %" PRIu32 ", waiting %u, readable %u, last rwnd %" PRIu32
                       ", ring free %" PRIu32 " of %" PRIu32 "; tx packets %" PRIu32 ", retransmissions %" PRIu32 ", T3 %" PRIu32
                       "\n",
                       np->id, s->stats.rx_packets, s->stats.rx_dup_tsns,
-                      s->stats.rx_out_of_window, s->stats.rx_compactions, s->stats.rx_reneged,
-                      s->peer_cum_tsn,
+                      s->stats.rx_out_of_window, s->stats.rx_compactions, s->peer_cum_tsn,
                       s->highest_rx_tsn, (unsigned)s->n_waiting, (unsigned)s->rq_count,
                       s->last_rwnd, s->in.cap - s->in.used, s->in.cap, s->stats.tx_packets, s->stats.retransmissions,
                       s->stats.t3_expirations);

@@ -169,7 +169,6 @@ typedef struct {
     uint32_t rx_dup_tsns;       /**< duplicate DATA (reported in the next SACK) */
     uint32_t rx_out_of_window;  /**< DATA beyond the window or the tracker: dropped, not acked */
     uint32_t rx_compactions;    /**< receive buffer compacted to reuse space freed in the middle */
-    uint32_t rx_reneged;        /**< DATA held above a gap dropped for the chunk filling it */
     uint32_t rx_no_stream_slot; /**< DATA on a stream beyond ZQ_SCTP_MAX_STREAMS: acked, dropped */
     uint32_t rx_unknown_chunks; /**< handled by their type's action bits (§3.2) */
     uint32_t tx_packets;

@@ -175,43 +175,13 @@ static bool make_room(sctp_assoc_t *a, uint32_t size, uint32_t reserve)
     return has_room(a, size, reserve);
 }
 
-/* RFC 9260 §6.2: with no room left, a receiver drops the highest TSN it holds for reordering
- * to take a lower one. Only for the chunk that fills the first gap, the one every later
- * delivery waits for: it is refused only when it is larger than the reserve kept for it (a
- * peer that turns to chunks larger than any before, and than our MTU). The dropped chunk was
- * acknowledged in a gap block and is resent (a sender keeps such chunks until they are
- * acknowledged cumulatively, §6.3.2 and §7.2.4 allow for reneging). False if nothing waits. */
-static bool renege_highest(sctp_assoc_t *a)
-{
-    in_rec_t *highest = NULL;
-    for (uint32_t off = sctp_ring_first(&a->in); off != SCTP_NO_OFFSET;
-         off = sctp_ring_next(&a->in, off)) {
-        in_rec_t *r = in_at(a, off);
-        bool held = r->h.state == IN_WAITING && tsn_lt(a->peer_cum_tsn, r->tsn);
-        if (held && (highest == NULL || tsn_lt(highest->tsn, r->tsn))) {
-            highest = r;
-        }
-    }
-    if (highest == NULL) {
-        return false;
-    }
-    highest->h.state = IN_FREE;
-    a->n_waiting--;
-    a->stats.rx_reneged++;
-    sctp_tracker_unmark(a, highest->tsn);
-    return true;
-}
-
 /* §6.2: the chunk that fills the first gap may use the reserve; others may not. */
 static uint32_t store(sctp_assoc_t *a, const sctp_data_chunk_t *d)
 {
     uint32_t size = record_size(d->len);
-    bool fills_gap = d->tsn == a->peer_cum_tsn + 1;
-    uint32_t reserve = fills_gap ? 0 : sctp_gap_reserve(a);
-    while (!make_room(a, size, reserve)) {
-        if (!fills_gap || !renege_highest(a)) {
-            return SCTP_NO_OFFSET;
-        }
+    uint32_t reserve = d->tsn == a->peer_cum_tsn + 1 ? 0 : sctp_gap_reserve(a);
+    if (!make_room(a, size, reserve)) {
+        return SCTP_NO_OFFSET;
     }
     uint32_t off = sctp_ring_alloc(&a->in, size);
     if (off == SCTP_NO_OFFSET) {

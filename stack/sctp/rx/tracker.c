@@ -36,16 +36,6 @@ void sctp_tracker_mark(sctp_assoc_t *a, uint32_t tsn)
     }
 }
 
-/* A chunk above the cumulative TSN given up (reneged, rx/deliver.c): it counts as missing
- * again, and the highest TSN received falls back to the one below it still held. */
-void sctp_tracker_unmark(sctp_assoc_t *a, uint32_t tsn)
-{
-    set_bit(a, tsn, false);
-    while (a->highest_rx_tsn != a->peer_cum_tsn && !bit(a, a->highest_rx_tsn)) {
-        a->highest_rx_tsn--;
-    }
-}
-
 void sctp_tracker_advance(sctp_assoc_t *a)
 {
     while (bit(a, a->peer_cum_tsn + 1) && tsn_lt(a->peer_cum_tsn, a->highest_rx_tsn)) {
@@ -113,13 +103,28 @@ static uint16_t collect_gaps(const sctp_assoc_t *a, sctp_gap_block_t *gaps, bool
  * 3 bytes into the first window, sctp_initial_rwnd()): per-chunk cost is not in the protocol,
  * and a window honest for 1-byte chunks at all times would be 1/28 of the ring. */
 /* What the receive ring keeps for the chunk that fills the first gap (store() in
- * rx/deliver.c): the record of the largest chunk seen, or of one as large as our MTU. The peer's
- * packets are not bound by our MTU (dcSCTP sends 1,191 bytes against zq's 1,160), and a reserve
- * of one MTU of payload, without the record's header, let out-of-order data fill the ring to
- * where a full-size gap filler no longer fit: nothing could be read, the window stayed at 0,
- * and the filler's every retransmission was dropped (a page sending to zq through 1 % loss
- * stalled for good; bench/README.md). */
+ * rx/deliver.c): the record of the largest chunk a datagram can bring. The peer's packets are
+ * not bound by our MTU (dcSCTP sends 1,191 bytes against zq's 1,160): a reserve of one MTU of
+ * payload, without the record's header, let out-of-order data fill the ring to where a
+ * full-size gap filler no longer fit: nothing could be read, the window stayed at 0, and the
+ * filler's every retransmission was dropped (a page sending to zq through 1 % loss stalled for
+ * good; bench/README.md). A reserve of the largest chunk seen so far fails the same way when
+ * the filler is the first of a larger size. RFC 9260 §6.2 would let the receiver drop the
+ * highest TSN it holds instead (reneging), but dcSCTP never resends a chunk once a gap block
+ * acknowledged it: a page's transfer stalled for good after zq reneged once. */
+#define LARGEST_RX_PAYLOAD (ZQ_UDP_MAX_DATAGRAM - SCTP_COMMON_HEADER_LEN - SCTP_DATA_HEADER_LEN)
+
 uint32_t sctp_gap_reserve(const sctp_assoc_t *a)
+{
+    uint32_t payload = a->max_chunk > LARGEST_RX_PAYLOAD ? a->max_chunk : LARGEST_RX_PAYLOAD;
+    return payload + SCTP_CHUNK_OVERHEAD;
+}
+
+/* What a_rwnd holds back while no gap is open (below): the record of the largest chunk seen,
+ * or of one as large as our MTU. Smaller than the gap reserve: the window a sender sees in
+ * order decides how often it waits (a 1 MiB message through 16 KiB buffers asked for a SACK
+ * in 1 packet of 12, not 1 of 190, with the whole reserve held back). */
+uint32_t sctp_window_hold(const sctp_assoc_t *a)
 {
     uint32_t payload = a->max_chunk > a->cfg.mtu ? a->max_chunk : a->cfg.mtu;
     return payload + SCTP_CHUNK_OVERHEAD;
@@ -130,7 +135,8 @@ uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
     /* The free room is offered in payload bytes: what fits once each chunk's record overhead
      * is paid, at the chunk size seen so far. Its last part is kept for the chunk that fills
      * the first gap (sctp_gap_reserve()), so out-of-order data never takes the room the
-     * missing chunk needs. With no gap that part is held back from a_rwnd as well: it absorbs
+     * missing chunk needs. With no gap about that much is held back from a_rwnd as well
+     * (sctp_window_hold()): it absorbs
      * what the average misjudges (a burst of small chunks fills a window to the byte). While a
      * gap is open it is offered: usrsctp's sender leaves 256 bytes a chunk of any window unused
      * and learns that a fast retransmission was lost only from SACKs of data sent after it, so
@@ -138,7 +144,7 @@ uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
      * each lost retransmission cost an RTO. An out-of-order chunk that would take that part is
      * dropped unacked and resent (§6.2 lets a receiver drop what it has not acknowledged). */
     uint32_t free = a->in.cap - a->in.used;
-    uint32_t held = a->highest_rx_tsn != a->peer_cum_tsn ? 0 : sctp_gap_reserve(a);
+    uint32_t held = a->highest_rx_tsn != a->peer_cum_tsn ? 0 : sctp_window_hold(a);
     if (free <= held) {
         return 0;
     }
