@@ -4,7 +4,7 @@
 
 #include "app/actuator.h"
 #include "app/app.h"
-#include "signal/json.h"
+#include "zq/json.h"
 
 zq_err_t actuator_init(actuator_t *a, brk_t *brk, uint64_t now, const char *name,
                        uint32_t job_ms, actuator_led_fn led, void *led_ctx)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "signal/json.h"
+#include "zq/json.h"
 
 bool app_name_ok(const char *name)
 {

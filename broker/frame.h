@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "signal/json.h"
+#include "zq/json.h"
 #include "zq/err.h"
 
 /** Protocol version this zq speaks (PROTOCOL.md §2). */

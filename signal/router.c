@@ -1,7 +1,7 @@
 /* The signalling server's rooms (see router.h for what it promises). */
 #include <string.h>
 
-#include "signal/json.h"
+#include "zq/json.h"
 #include "signal/router.h"
 #include "zq/crypto.h"
 #include "zq/hex.h"

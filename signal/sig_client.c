@@ -1,7 +1,7 @@
 /* The client side of ZeroQ's signalling frames (docs/zeroq-wire.md §1). */
 #include <string.h>
 
-#include "signal/json.h"
+#include "zq/json.h"
 #include "signal/sig_client.h"
 
 static zq_err_t copy_string(json_value_t v, char *out, size_t cap, size_t *len)

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "port/bsd/ws_socket.h"
-#include "port/posix/cli.h"
+#include "cli/cli.h"
 #include "signal/http.h"
 
 /* Reads per wake-up before the loop gets to its other fds and timers again. */

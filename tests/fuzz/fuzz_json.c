@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "signal/json.h"
+#include "zq/json.h"
 #include "zq/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "signal/json.h"
+#include "zq/json.h"
 #include "signal/router.h"
 #include "signal/sig_client.h"
 

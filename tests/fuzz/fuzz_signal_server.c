@@ -1,4 +1,4 @@
-/* libFuzzer target for `zq signal`'s server itself (port/posix/signal_*.c), driven through the
+/* libFuzzer target for `zq signal`'s server itself (server/signal_*.c), driven through the
  * calls the loop makes: signal_on_epoll() for the epoll fd (a Unix socket stands for the TCP
  * listener), signal_server_driver for the timers, and signal_shutdown_all() at the end; most
  * connections are one end of a socketpair, handed in by signal_http_accept() as the listener
@@ -35,8 +35,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "port/posix/signal_server.h"
-#include "signal/json.h"
+#include "server/signal_server.h"
+#include "zq/json.h"
 #include "signal/ws.h"
 #include "fuzz_support.h"
 

@@ -16,7 +16,7 @@
 
 #include "broker/pattern.h"
 #include "pattern_ref.h"
-#include "signal/json.h"
+#include "zq/json.h"
 #include "test_rand.h"
 #include "zq/hex.h"
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "signal/json.h"
+#include "zq/json.h"
 
 /* A test input that may hold NUL bytes. */
 typedef struct {

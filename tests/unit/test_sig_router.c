@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "signal/json.h"
+#include "zq/json.h"
 #include "signal/router.h"
 #include "signal/sig_client.h"
 #include "test_rand.h"

@@ -4,7 +4,7 @@
 // Writers produce compact JSON in exactly the member order of the C writers (frame_*.c), so a
 // frame written here is byte for byte the frame the C broker writes for the same values
 // (tests/web/fixtures/ hold the bytes both sides are tested against). JSON.stringify escapes
-// strings as the C writer does (signal/json_write.c: the short forms \b \f \n \r \t, \u00xx
+// strings as the C writer does (core/json_write.c: the short forms \b \f \n \r \t, \u00xx
 // lowercase for the other controls, nothing else).
 //
 // Readers take a parsed object and return a plain object, or null when the frame is refused

@@ -2,7 +2,7 @@
  * @file zq_esp32.h
  * @brief zq on ESP-IDF: one FreeRTOS task that runs a node (one signalling room) and its
  *        broker over lwIP sockets, the WebSocket to the signalling server, and the
- *        application's broker callbacks. The ESP-IDF counterpart of port/posix/brk_runner.h.
+ *        application's broker callbacks. The ESP-IDF counterpart of cli/brk_runner.h.
  *
  * Everything zq does happens in that task: the callbacks run there, and the node, the broker
  * and the application's own state (e.g. app/sensor.c's sensor_t) are touched from nowhere

@@ -1,0 +1,265 @@
+/* `zq signal` (see cmd_signal.h): its command line (options, help, --print-token), the server's
+ * settings from it, and the run from start to stop. The server itself is in signal_*.c, whose
+ * parts signal_server.h lists. */
+#include "cli/cmd_signal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "server/signal_server.h"
+
+#define SIGNAL_DEFAULT_PORT 8080
+#define DEFAULT_IDLE_S 45
+#define MAX_ORIGINS 16
+#define KEY_MAX 1024
+
+typedef struct {
+    const char *listen;
+    const char *web;
+    const char *origins[MAX_ORIGINS];
+    size_t origin_count;
+    const char *key_file;
+    const char *idle;
+    const char *print_token;
+} signal_options_t;
+
+void zq_cmd_signal_help(FILE *out)
+{
+    (void)fputs(
+        "usage: zq signal [--listen ADDR] [--web DIR] [--allow-origin ORIGIN]...\n"
+        "                 [--token-key-file FILE] [--idle-timeout SECONDS]\n"
+        "       zq signal --print-token ROOM --token-key-file FILE\n"
+        "\n"
+        "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
+        "port it serves:\n"
+        "\n"
+        "  /ws, and /     the WebSocket (RFC 6455): each client gets an id in a welcome frame;\n"
+        "                 a join tells the room's earlier members peer_joined, so one side of\n"
+        "                 each pair dials; offers, answers and candidates go to the addressed\n"
+        "                 member with peerId rewritten to the sender; leaving says peer_left\n"
+        "  /api/topics    JSON lists of the topic and queue names ZeroQ clients announced\n"
+        "  /api/queues\n"
+        "  anything else  a file under --web DIR (index.html for a directory), or 404\n"
+        "\n"
+        "It prints 'zq signal: listening on http://ADDR (WebSocket at /ws)' once it listens,\n"
+        "logs each client's connect, join and leave to stderr, pings clients every third of\n"
+        "the idle timeout, and runs until SIGINT or SIGTERM, when clients hear close 1001.\n"
+        "Plain ws:// and http:// only: put a TLS reverse proxy in front for wss://.\n"
+        "\n"
+        "options:\n"
+        "  --listen ADDR          IP:PORT to listen on (default 127.0.0.1:8080, ZeroQ's\n"
+        "                         ws://localhost:8080); port 0 picks a free one\n"
+        "  --web DIR              serve static files from DIR (default: none)\n"
+        "  --allow-origin ORIGIN  accept WebSocket upgrades only from pages of ORIGIN, e.g.\n"
+        "                         http://localhost:5173 (repeatable; others get 403). Requests\n"
+        "                         without an Origin come from programs, not pages: allowed\n"
+        "  --token-key-file FILE  require a room token on joins: ws://HOST/ws?token=HEX, where\n"
+        "                         HEX is HMAC-SHA256(key, room) and the key is FILE's bytes\n"
+        "                         (less one trailing newline)\n"
+        "  --print-token ROOM     print ROOM's token under --token-key-file's key, and exit\n"
+        "  --idle-timeout SECONDS close clients silent this long, pongs included (default 45)\n"
+        "  --help                 show this help\n"
+        "\n"
+        "exit status: 0 stopped by a signal (or token printed), 1 the address is in use or\n"
+        "another I/O error, 2 usage error.\n",
+        out);
+}
+
+static int store_value(signal_options_t *o, const char *name, const char *value)
+{
+    if (value == NULL) {
+        return zq_cli_usage_error("signal", "%s needs a value", name);
+    }
+    if (strcmp(name, "--allow-origin") == 0) {
+        if (o->origin_count == MAX_ORIGINS) {
+            return zq_cli_usage_error("signal", "at most %d --allow-origin", MAX_ORIGINS);
+        }
+        o->origins[o->origin_count++] = value;
+    } else if (strcmp(name, "--listen") == 0) {
+        o->listen = value;
+    } else if (strcmp(name, "--web") == 0) {
+        o->web = value;
+    } else if (strcmp(name, "--token-key-file") == 0) {
+        o->key_file = value;
+    } else if (strcmp(name, "--idle-timeout") == 0) {
+        o->idle = value;
+    } else {
+        o->print_token = value;
+    }
+    return -1;
+}
+
+static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
+{
+    static const char *const with_value[] = {"--listen", "--web", "--allow-origin",
+                                             "--token-key-file", "--idle-timeout",
+                                             "--print-token"};
+    const char *arg = argv[*i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        zq_cmd_signal_help(stdout);
+        return ZQ_CLI_EXIT_OK;
+    }
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
+        const char *value;
+        if (zq_cli_take_value(argc, argv, i, with_value[k], &value)) {
+            return store_value(o, with_value[k], value);
+        }
+    }
+    if (arg[0] == '-') {
+        return zq_cli_usage_error("signal", "unknown option '%s'", arg);
+    }
+    return zq_cli_usage_error("signal", "unexpected argument '%s'", arg);
+}
+
+static int parse_options(int argc, char **argv, signal_options_t *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        int rc = parse_option(argc, argv, &i, o);
+        if (rc >= 0) {
+            return rc;
+        }
+    }
+    if (o->print_token != NULL && o->key_file == NULL) {
+        return zq_cli_usage_error("signal", "--print-token needs --token-key-file");
+    }
+    return -1;
+}
+
+/* Reads all of @p fd into buf[0..cap), in as many reads as it takes (a pipe gives a little at
+ * a time); stops at cap. Returns the byte count, or -1 on a read error. */
+static ssize_t read_all(int fd, uint8_t *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return n < 0 ? -1 : (ssize_t)got;
+        }
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+/* The HMAC key: the file's bytes, less one trailing newline (as `echo secret > FILE` adds). */
+static int read_key(const char *path, uint8_t *key, size_t *len)
+{
+    uint8_t buf[KEY_MAX + 2]; /* one byte more than a key and its newline: too long */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read_all(fd, buf, sizeof buf);
+    if (n < 0) {
+        int err = errno;
+        if (fd >= 0) {
+            (void)close(fd);
+        }
+        return zq_cli_usage_error("signal", "cannot read --token-key-file '%s': %s", path,
+                                  strerror(err));
+    }
+    (void)close(fd);
+    if (n > 0 && buf[n - 1] == '\n') {
+        n--;
+    }
+    if (n <= 0 || n > KEY_MAX) {
+        return zq_cli_usage_error("signal", "--token-key-file '%s' must hold 1 to %d bytes",
+                                  path, KEY_MAX);
+    }
+    memcpy(key, buf, (size_t)n);
+    *len = (size_t)n;
+    return -1;
+}
+
+static int print_token(const signal_options_t *o)
+{
+    static uint8_t key[KEY_MAX + 1];
+    size_t key_len;
+    int rc = read_key(o->key_file, key, &key_len);
+    if (rc >= 0) {
+        return rc;
+    }
+    size_t room_len = strlen(o->print_token);
+    if (room_len == 0 || room_len > ZQ_SIG_ROOM_MAX) {
+        return zq_cli_usage_error("signal", "a room name has 1 to %d bytes", ZQ_SIG_ROOM_MAX);
+    }
+    char hex[65];
+    sig_room_token(key, key_len, o->print_token, hex);
+    (void)printf("%s\n", hex);
+    return ZQ_CLI_EXIT_OK;
+}
+
+/* The server's settings from the options; returns -1 or an exit code. */
+static int configure(const signal_options_t *o, signal_server_t *srv, zq_addr_t *listen_addr)
+{
+    static uint8_t key[KEY_MAX + 1];
+    const char *text = o->listen != NULL ? o->listen : "127.0.0.1:8080";
+    if (zq_cli_parse_addr(text, SIGNAL_DEFAULT_PORT, listen_addr) != ZQ_OK) {
+        return zq_cli_usage_error("signal", "--listen wants IP[:PORT], not '%s'", text);
+    }
+    uint32_t idle_s = DEFAULT_IDLE_S;
+    if (o->idle != NULL && zq_cli_parse_u32(o->idle, 1, 86400, &idle_s) != ZQ_OK) {
+        return zq_cli_usage_error("signal", "--idle-timeout wants 1 to 86400 seconds, not '%s'",
+                                  o->idle);
+    }
+    srv->idle_ms = (uint64_t)idle_s * 1000u;
+    srv->origins = o->origins;
+    srv->origin_count = o->origin_count;
+    size_t key_len;
+    int rc = o->key_file != NULL ? read_key(o->key_file, key, &key_len) : -1;
+    if (rc >= 0) {
+        return rc;
+    }
+    if (o->key_file != NULL) {
+        sig_router_require_tokens(&srv->router, key, key_len);
+    }
+    if (o->web != NULL && (srv->web_dir = open(o->web, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        return zq_cli_usage_error("signal", "--web '%s' is not a directory zq can read: %s",
+                                  o->web, strerror(errno));
+    }
+    return -1;
+}
+
+static int run_server(const signal_options_t *o)
+{
+    /* Static, 32.5 MiB with the defaults (see cmd_signal.h); a slot's pages are touched only
+     * once a client uses it. */
+    static zq_loop_t loop;
+    static signal_server_t srv;
+    static zq_rand_t rand;
+    rand = zq_port_rand();
+    zq_addr_t want;
+    zq_addr_t bound;
+    zq_loop_init(&loop);
+    signal_server_init(&srv, &loop, &rand);
+    int rc = configure(o, &srv, &want);
+    if (rc < 0) {
+        signal_ensure_fd_limit();
+        rc = signal_open_listener(&srv, &want, &bound);
+    }
+    if (rc < 0) {
+        rc = signal_serve(&srv, &loop, &bound);
+    }
+    zq_port_tcp_close(srv.listener);
+    if (srv.epfd >= 0) {
+        (void)close(srv.epfd);
+    }
+    if (srv.web_dir >= 0) {
+        (void)close(srv.web_dir);
+    }
+    return rc;
+}
+
+int zq_cmd_signal(int argc, char **argv)
+{
+    signal_options_t o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc >= 0) {
+        return rc;
+    }
+    return o.print_token != NULL ? print_token(&o) : run_server(&o);
+}

@@ -1,0 +1,226 @@
+/* `zq signal`'s server as a whole: its start (state, descriptor limit, listener and epoll set),
+ * the two things the port's poll() loop drives it by (the epoll fd, dispatched to the
+ * listener, HTTP and WebSocket slots; and a timer for pings, idle clients and deadlines), and
+ * its stop, when every client hears 1001. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+
+#include "server/signal_server.h"
+#include "zq/log.h"
+#include "zq/time.h"
+
+#define EVENTS_PER_WAKE 64
+
+/* ---- Start ----------------------------------------------------------------------------------- */
+
+/* Level-triggered: a ready fd that is not fully served this turn is reported again. */
+void signal_ep_set(signal_server_t *srv, int op, int fd, uint64_t data, uint32_t events)
+{
+    struct epoll_event ev = {.events = events, .data.u64 = data};
+    if (epoll_ctl(srv->epfd, op, fd, &ev) != 0) {
+        ZQ_LOGW("signal", "epoll_ctl on fd %d: %s", fd, strerror(errno));
+    }
+}
+
+void signal_server_init(signal_server_t *srv, zq_loop_t *loop, const zq_rand_t *rand)
+{
+    srv->loop = loop;
+    srv->listener = ZQ_SOCKET_INVALID;
+    srv->epfd = -1;
+    srv->web_dir = -1;
+    sig_router_init(&srv->router, rand, signal_router_send, srv);
+    for (size_t i = 0; i < ZQ_SIGNAL_MAX_HTTP; i++) {
+        srv->http[i].fd = -1;
+        srv->http[i].file = -1;
+    }
+    for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        srv->ws[i].fd = -1;
+    }
+}
+
+/* Every client and HTTP connection, a static file each, the listener, epoll and stdio must fit
+ * the descriptor limit; raise the soft limit towards the hard one if they do not. */
+void signal_ensure_fd_limit(void)
+{
+    rlim_t need = ZQ_SIG_MAX_CLIENTS + 2 * ZQ_SIGNAL_MAX_HTTP + 16;
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < need) {
+        lim.rlim_cur = lim.rlim_max < need ? lim.rlim_max : need;
+        (void)setrlimit(RLIMIT_NOFILE, &lim);
+    }
+}
+
+int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t *bound)
+{
+    char text[ZQ_ADDR_TEXT_MAX];
+    (void)zq_addr_format(want, text, sizeof text);
+    zq_err_t err = zq_port_tcp_listen(&srv->listener, want, bound);
+    if (err == ZQ_ERR_STATE) {
+        return zq_cli_fail("signal", "%s is already in use (is another zq signal running?)",
+                           text);
+    }
+    if (err != ZQ_OK) {
+        return zq_cli_fail("signal", "cannot listen on %s", text);
+    }
+    srv->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (srv->epfd < 0) {
+        zq_port_tcp_close(srv->listener);
+        srv->listener = ZQ_SOCKET_INVALID; /* run_server closes what is still open */
+        return zq_cli_fail("signal", "epoll_create1: %s", strerror(errno));
+    }
+    signal_ep_set(srv, EPOLL_CTL_ADD, srv->listener, signal_ep_tag(TAG_LISTENER, 0), EPOLLIN);
+    return -1;
+}
+
+/* ---- The loop: one epoll fd, and a timer driver ---------------------------------------------- */
+
+void signal_on_epoll(void *ctx, int fd, uint64_t now)
+{
+    signal_server_t *srv = ctx;
+    struct epoll_event ev[EVENTS_PER_WAKE];
+    int n = epoll_wait(fd, ev, EVENTS_PER_WAKE, 0);
+    for (int i = 0; i < n; i++) {
+        uint32_t kind = (uint32_t)(ev[i].data.u64 >> 32);
+        size_t index = (uint32_t)ev[i].data.u64;
+        if (kind == TAG_LISTENER) {
+            signal_accept_all(srv, now);
+        } else if (kind == TAG_HTTP) {
+            http_conn_ready(srv, index, ev[i].events, now);
+        } else {
+            wsc_ready(srv, index, ev[i].events, now);
+        }
+        wsc_reap(srv, now);
+    }
+}
+
+static uint64_t server_next_timeout(void *obj)
+{
+    const signal_server_t *srv = obj;
+    uint64_t t = srv->next_ping;
+    for (size_t i = 0; i < ZQ_SIGNAL_MAX_HTTP; i++) {
+        if (srv->http[i].state != HTTP_FREE) {
+            t = zq_time_min(t, srv->http[i].deadline);
+        }
+    }
+    for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        const sig_client_slot_t *c = &srv->router.clients[i];
+        if (srv->ws[i].state == WSC_CLOSING) {
+            t = zq_time_min(t, srv->ws[i].deadline);
+        }
+        if (c->used) {
+            t = zq_time_min(t, c->last_seen + srv->idle_ms);
+        }
+    }
+    return t;
+}
+
+/* RFC 6455 §5.5.2: a ping every idle/3, so a live client (browsers answer by themselves)
+ * shows life twice or more before the idle limit. */
+static uint64_t ping_every(const signal_server_t *srv)
+{
+    return srv->idle_ms / 3 > 0 ? srv->idle_ms / 3 : 1;
+}
+
+static void ping_all(signal_server_t *srv, uint64_t now)
+{
+    for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        wsc_t *s = &srv->ws[i];
+        if (s->state == WSC_OPEN && !s->doomed && ws_send_ping(&s->ws, NULL, 0) == ZQ_OK) {
+            wsc_flush(srv, s);
+        }
+    }
+    srv->next_ping = now + ping_every(srv);
+}
+
+static void expire(signal_server_t *srv, uint64_t now)
+{
+    for (size_t i = 0; i < ZQ_SIGNAL_MAX_HTTP; i++) {
+        if (srv->http[i].state != HTTP_FREE && srv->http[i].deadline <= now) {
+            http_conn_close(&srv->http[i]);
+        }
+    }
+    for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        if (srv->ws[i].state == WSC_CLOSING && srv->ws[i].deadline <= now) {
+            wsc_free(srv, &srv->ws[i], "closed");
+        }
+    }
+}
+
+static void server_timeout(void *obj, uint64_t now)
+{
+    signal_server_t *srv = obj;
+    expire(srv, now);
+    if (now >= srv->next_ping) {
+        ping_all(srv, now);
+    }
+    int idle;
+    while ((idle = sig_router_find_idle(&srv->router, now, srv->idle_ms)) >= 0) {
+        wsc_t *s = srv->by_client[idle];
+        if (s != NULL) {
+            wsc_close(srv, s, now, WS_CLOSE_GOING_AWAY, "idle: no pong in time");
+        } else {
+            sig_router_disconnect(&srv->router, (unsigned)idle);
+        }
+    }
+    wsc_reap(srv, now);
+}
+
+const zq_driver_t signal_server_driver = {
+    .handle_timeout = server_timeout,
+    .next_timeout = server_next_timeout,
+};
+
+/* ---- Stop ------------------------------------------------------------------------------------ */
+
+/* SIGINT/SIGTERM: every client hears 1001 (§7.4.1, going away), as far as its socket takes it
+ * at once; nothing waits. */
+void signal_shutdown_all(signal_server_t *srv)
+{
+    /* Everyone is closing before anyone leaves the router: no peer_left goes to a client that
+     * is about to hear 1001 anyway. */
+    for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        wsc_t *s = &srv->ws[i];
+        if (s->state == WSC_OPEN) {
+            (void)ws_close(&s->ws, WS_CLOSE_GOING_AWAY, "server shutting down");
+            s->state = WSC_CLOSING;
+            wsc_flush(srv, s);
+        }
+    }
+    for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
+        if (srv->ws[i].state != WSC_FREE) {
+            wsc_free(srv, &srv->ws[i], "server shutting down");
+        }
+    }
+    for (size_t i = 0; i < ZQ_SIGNAL_MAX_HTTP; i++) {
+        if (srv->http[i].state != HTTP_FREE) {
+            http_conn_close(&srv->http[i]);
+        }
+    }
+}
+
+int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound)
+{
+    size_t id;
+    srv->next_ping = zq_loop_now(loop) + ping_every(srv);
+    if (zq_loop_add_driver(loop, &signal_server_driver, srv, &id) != ZQ_OK ||
+        zq_loop_add_fd(loop, srv->epfd, signal_on_epoll, srv) != ZQ_OK) {
+        return zq_cli_fail("signal", "cannot start the event loop");
+    }
+    char text[ZQ_ADDR_TEXT_MAX];
+    (void)zq_addr_format(bound, text, sizeof text);
+    (void)printf("zq signal: listening on http://%s (WebSocket at /ws)\n", text);
+    (void)fflush(stdout); /* a script reads the port from this line before connecting */
+    zq_cli_stop_loop_on_signals(loop);
+    zq_err_t err = zq_loop_run(loop, ZQ_TIME_NEVER);
+    zq_cli_stop_loop_on_signals(NULL);
+    signal_shutdown_all(srv);
+    if (err != ZQ_OK) {
+        return zq_cli_fail("signal", "event loop: %s", zq_strerror(err));
+    }
+    signal_say("stopped");
+    return ZQ_CLI_EXIT_OK;
+}
+

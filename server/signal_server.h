@@ -1,0 +1,187 @@
+/* `zq signal`'s insides, shared by its files and by tests/fuzz/fuzz_signal_server.c (which
+ * drives the server through the calls the loop and the listener use), and by nothing else
+ * (the command's public face is cmd_signal.h): the server's state, and the few calls one part
+ * makes into another.
+ *
+ * The parts, each in its own file:
+ *   cmd_signal.c          the command line: options, --print-token, settings, run
+ *   signal_server.c       start, the epoll dispatch, timers (pings, idle, deadlines), shutdown
+ *   signal_log.c          the log lines on stderr
+ *   signal_http_request.c accepting connections, reading a request head, routing it
+ *   signal_http_answer.c  writing an answer out, then lingering for the peer's FIN
+ *   signal_static.c       files under --web
+ *   signal_api.c          /api/topics and /api/queues
+ *   signal_upgrade.c      an HTTP connection becoming a WebSocket client
+ *   signal_ws.c           WebSocket clients: reading, writing, closing
+ *   signal_bridge.c       WebSocket clients <-> the sans-IO room router (signal/router.h) */
+#ifndef ZQ_PORT_POSIX_SIGNAL_SERVER_H
+#define ZQ_PORT_POSIX_SIGNAL_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_signal.h"
+#include "port/posix/loop.h"
+#include "port/zq_port.h"
+#include "signal/http.h"
+#include "signal/router.h"
+#include "signal/ws.h"
+
+#define LINGER_MS 2000u /* after our last byte, wait this long for the peer's FIN */
+
+/* ---- State ----------------------------------------------------------------------------------- */
+
+typedef enum { HTTP_FREE, HTTP_HEAD, HTTP_SEND, HTTP_LINGER } http_state_t;
+
+/* A connection still speaking HTTP: reading its request head, sending the answer, or waiting
+ * for the peer's FIN after it (so a close does not reset what is still in flight). */
+typedef struct {
+    http_state_t state;
+    int fd;
+    uint64_t deadline;
+    zq_addr_t peer;
+    size_t len;  /* HEAD: request bytes in buf; SEND: answer bytes in buf */
+    size_t sent; /* SEND: of those, written */
+    int file;    /* static file whose bytes follow, or -1 */
+    uint64_t file_left;
+    const sig_name_set_t *names; /* /api list whose elements follow, or NULL */
+    uint16_t name_next, name_count;
+    bool list_begun, list_done;
+    char buf[ZQ_HTTP_MAX_REQUEST];
+} http_conn_t;
+
+typedef enum { WSC_FREE, WSC_OPEN, WSC_CLOSING } wsc_state_t;
+
+/* A WebSocket client. CLOSING: the router has forgotten it; our close frame drains, then our
+ * FIN, then we wait (LINGER_MS at most) for the peer's. */
+typedef struct {
+    wsc_state_t state;
+    int fd;
+    bool want_out; /* EPOLLOUT registered */
+    bool shut;     /* our FIN is out */
+    bool doomed;   /* to be closed once the router call in progress returns */
+    uint16_t doom_code;
+    const char *doom_why;
+    int client; /* the router's index, -1 once it forgot the client */
+    uint64_t deadline;
+    zq_addr_t peer;
+    char id[SIG_ID_LEN + 1];
+    char room[ZQ_SIG_ROOM_MAX + 1]; /* the room last logged */
+    ws_conn_t ws;
+} wsc_t;
+
+typedef struct {
+    zq_loop_t *loop;
+    int epfd;
+    zq_socket_t listener;
+    int web_dir; /* -1: no static files */
+    const char *const *origins;
+    size_t origin_count;
+    uint64_t idle_ms;
+    uint64_t next_ping;
+    wsc_t *attaching; /* the client sig_router_connect() is welcoming */
+    unsigned doomed;
+    wsc_t *by_client[ZQ_SIG_MAX_CLIENTS];
+    sig_router_t router;
+    http_conn_t http[ZQ_SIGNAL_MAX_HTTP];
+    wsc_t ws[ZQ_SIG_MAX_CLIENTS];
+} signal_server_t;
+
+/* ---- The server (signal_server.c) ------------------------------------------------------------ */
+
+/* epoll tags: what a ready fd is, and its index. */
+enum { TAG_LISTENER = 1, TAG_HTTP = 2, TAG_WS = 3 };
+
+static inline uint64_t signal_ep_tag(uint32_t kind, size_t index)
+{
+    return (uint64_t)kind << 32 | (uint32_t)index;
+}
+
+/* epoll_ctl(), logged if it fails. */
+void signal_ep_set(signal_server_t *srv, int op, int fd, uint64_t data, uint32_t events);
+
+void signal_server_init(signal_server_t *srv, zq_loop_t *loop, const zq_rand_t *rand);
+void signal_ensure_fd_limit(void);
+/* These return -1 when all is well, else the exit code (ZQ_CLI_EXIT_*). */
+int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t *bound);
+int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound);
+
+/* What signal_serve() hands the loop: the epoll fd's callback (@p ctx is the server), which
+ * serves every ready fd; and the driver of the timers (pings, idle clients, deadlines). */
+void signal_on_epoll(void *ctx, int fd, uint64_t now);
+extern const zq_driver_t signal_server_driver;
+/* The stop: every client hears 1001, every connection is closed. */
+void signal_shutdown_all(signal_server_t *srv);
+
+/* ---- Log lines (signal_log.c) ---------------------------------------------------------------- */
+
+/* One line on stderr, "zq signal: " first. */
+ZQ_CLI_PRINTF(1, 2) void signal_say(const char *fmt, ...);
+/* @p on: lines are still made, but none is written (the fuzz target runs millions of
+ * sessions). */
+void signal_log_quiet(bool on);
+/* @p text in @p out, safe on one log line (control characters become '?'). */
+const char *signal_printable(const char *text, char *out, size_t cap);
+
+/* ---- HTTP connections (signal_http_request.c, signal_http_answer.c) -------------------------- */
+
+void signal_accept_all(signal_server_t *srv, uint64_t now);
+/* A connection the listener gave (@p peer may be all zeroes): an HTTP slot reading its
+ * request, or a 503 at once when every slot is taken. */
+void signal_http_accept(signal_server_t *srv, zq_socket_t fd, const zq_addr_t *peer,
+                        uint64_t now);
+void http_conn_ready(signal_server_t *srv, size_t index, uint32_t events, uint64_t now);
+bool http_request_method_is(const http_request_t *req, const char *method);
+
+/* epoll_ctl() @p op for @p h's fd, with its tag. */
+void http_conn_watch(signal_server_t *srv, http_conn_t *h, int op, uint32_t events);
+void http_conn_close(http_conn_t *h);
+/* Sends the @p len bytes of head already in h->buf, then the file or list set up, if any. */
+void http_conn_send(signal_server_t *srv, http_conn_t *h, size_t len, uint64_t now);
+/* A whole plain-text answer: "@p status reason". */
+void http_conn_reply(signal_server_t *srv, http_conn_t *h, uint64_t now, int status,
+                     const char *extra_headers);
+/* Goes on with the answer once the socket takes more. */
+void http_conn_pump(signal_server_t *srv, http_conn_t *h, uint64_t now);
+
+/* ---- What requests get (signal_static.c, signal_api.c, signal_upgrade.c) --------------------- */
+
+void signal_serve_file(signal_server_t *srv, http_conn_t *h, const http_request_t *req,
+                       uint64_t now);
+void api_list_send(signal_server_t *srv, http_conn_t *h, const sig_name_set_t *set,
+                   bool head_only, uint64_t now);
+/* Fills h->buf with the next part of the list api_list_send() set up. */
+void api_list_refill(http_conn_t *h);
+void signal_try_upgrade(signal_server_t *srv, http_conn_t *h, const http_request_t *req,
+                        uint64_t now);
+
+/* ---- WebSocket clients (signal_ws.c) --------------------------------------------------------- */
+
+/* The events epoll reports for @p s (its fd is in the set already, from its HTTP days). */
+void wsc_watch(signal_server_t *srv, wsc_t *s, uint32_t events);
+/* Marks @p s to be closed after the router call in progress: closing now would re-enter the
+ * router (peer_left) from inside its own send callback. @p code 0: drop TCP without a close
+ * frame (the peer is gone or reads nothing). */
+void wsc_doom(signal_server_t *srv, wsc_t *s, uint16_t code, const char *why);
+/* Closes every client marked by wsc_doom(). */
+void wsc_reap(signal_server_t *srv, uint64_t now);
+void wsc_flush(signal_server_t *srv, wsc_t *s);
+void wsc_free(signal_server_t *srv, wsc_t *s, const char *why);
+void wsc_close(signal_server_t *srv, wsc_t *s, uint64_t now, uint16_t code, const char *why);
+void wsc_feed(signal_server_t *srv, wsc_t *s, uint64_t now, const uint8_t *data, size_t len);
+void wsc_ready(signal_server_t *srv, size_t index, uint32_t events, uint64_t now);
+
+/* ---- The router bridge (signal_bridge.c) ----------------------------------------------------- */
+
+/* The router's output: one text frame for @p client. */
+void signal_router_send(void *ctx, unsigned client, const char *frame, size_t len);
+/* Hands @p s to the router, which welcomes it with its id (through signal_router_send). */
+void wsc_attach(signal_server_t *srv, wsc_t *s, const char *token, uint64_t now);
+/* The router forgets @p s: its room hears peer_left. */
+void wsc_leave(signal_server_t *srv, wsc_t *s, const char *why);
+/* A whole message from @p s, for the router. */
+void wsc_on_message(signal_server_t *srv, wsc_t *s, uint64_t now, const ws_event_t *ev);
+
+#endif /* ZQ_PORT_POSIX_SIGNAL_SERVER_H */
