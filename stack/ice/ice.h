@@ -328,6 +328,14 @@ bool ice_agent_selected_pair(const ice_agent_t *agent, zq_addr_t *local, zq_addr
  */
 bool ice_agent_usable_pair(const ice_agent_t *agent, zq_addr_t *local, zq_addr_t *remote);
 
+/** Whether @p addr is one of the peer's candidates, signalled or learned from its checks
+ *  (peer-reflexive, RFC 8445 §7.3.1.3): an address the peer's datagrams may come from. */
+bool ice_agent_knows_remote(const ice_agent_t *agent, const zq_addr_t *addr);
+
+/** Whether every local candidate was announced (ICE_EVENT_GATHERING_DONE was queued): an
+ *  offer or answer written now can say a=end-of-candidates (RFC 8838 §8.2). */
+bool ice_agent_gathering_done(const ice_agent_t *agent);
+
 ice_state_t ice_agent_state(const ice_agent_t *agent);
 ice_role_t ice_agent_role(const ice_agent_t *agent);
 const ice_stats_t *ice_agent_stats(const ice_agent_t *agent);

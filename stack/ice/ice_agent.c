@@ -454,6 +454,16 @@ bool ice_agent_usable_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *re
     return true;
 }
 
+bool ice_agent_knows_remote(const ice_agent_t *a, const zq_addr_t *addr)
+{
+    return ice_find_remote(a, addr) != ICE_NONE;
+}
+
+bool ice_agent_gathering_done(const ice_agent_t *a)
+{
+    return a->gathering_done;
+}
+
 ice_state_t ice_agent_state(const ice_agent_t *a)
 {
     return a->state;

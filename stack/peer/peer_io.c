@@ -183,15 +183,8 @@ void peer_pump(peer_t *p, uint64_t now)
 
 bool peer_owns_address(const peer_t *p, const zq_addr_t *remote)
 {
-    if (p->have_path && zq_addr_equal(&p->path_remote, remote)) {
-        return true;
-    }
-    for (uint8_t i = 0; i < p->ice.n_remote; i++) {
-        if (zq_addr_equal(&p->ice.remote[i].addr, remote)) {
-            return true;
-        }
-    }
-    return false;
+    return (p->have_path && zq_addr_equal(&p->path_remote, remote)) ||
+           ice_agent_knows_remote(&p->ice, remote);
 }
 
 /* DTLS application data is SCTP (RFC 8261): every record goes to the association. */

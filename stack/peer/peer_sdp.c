@@ -33,7 +33,7 @@ static void describe_local(const peer_t *p, sdp_t *s, sdp_setup_t setup)
     for (size_t i = 0; i < n && s->n_candidates < ZQ_SDP_MAX_CANDIDATES; i++) {
         s->candidates[s->n_candidates++] = *ice_agent_local_candidate(&p->ice, i);
     }
-    s->end_of_candidates = p->ice.gathering_done;
+    s->end_of_candidates = ice_agent_gathering_done(&p->ice);
 }
 
 static zq_err_t write_description(peer_t *p, sdp_kind_t kind, sdp_setup_t setup, char *out,
