@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "node/node.h"
-#include "stack/ice/stun.h"
 
 /* Queues an event and returns it for extra fields (NULL if the queue is full: four per peer
  * between drains at most, so it is not). */
@@ -407,20 +406,12 @@ size_t node_poll_signal(node_t *n, uint64_t now, char *buf, size_t cap)
 /* ---- Datagrams --------------------------------------------------------------------------- */
 
 /* STUN requests name our ufrag in USERNAME ("ours:theirs"); everything else comes from an
- * address a peer's ICE knows. */
-static int peer_for_datagram(const node_t *n, const zq_addr_t *remote, const uint8_t *data,
-                             size_t len)
+ * address a peer's ICE knows. The datagram was demultiplexed and parsed once, before this. */
+static int peer_for_datagram(const node_t *n, const zq_addr_t *remote, const peer_datagram_t *d)
 {
-    stun_msg_t msg;
-    if (stun_looks_like(data, len) && stun_parse(&msg, data, len) == ZQ_OK &&
-        (msg.present & STUN_HAS_USERNAME)) {
-        for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
-            const char *ufrag = n->peers[i].used ? peer_local_ufrag(&n->peers[i].peer) : NULL;
-            size_t ulen = ufrag != NULL ? strlen(ufrag) : 0;
-            if (ulen > 0 && msg.username.len > ulen &&
-                memcmp(msg.username.data, ufrag, ulen) == 0 && msg.username.data[ulen] == ':') {
-                return i;
-            }
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used && peer_is_addressed(&n->peers[i].peer, d)) {
+            return i;
         }
     }
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
@@ -434,12 +425,14 @@ static int peer_for_datagram(const node_t *n, const zq_addr_t *remote, const uin
 zq_err_t node_handle_datagram(node_t *n, uint64_t now, const zq_addr_t *local,
                               const zq_addr_t *remote, const uint8_t *data, size_t len)
 {
-    int i = peer_for_datagram(n, remote, data, len);
+    peer_datagram_t d;
+    peer_demux(&d, data, len);
+    int i = peer_for_datagram(n, remote, &d);
     if (i < 0) {
         n->stats.rx_unmatched++;
         return ZQ_ERR_NOT_FOUND;
     }
-    zq_err_t err = peer_handle_datagram(&n->peers[i].peer, now, local, remote, data, len);
+    zq_err_t err = peer_handle_demuxed(&n->peers[i].peer, now, local, remote, &d);
     pump_peer(n, i, now);
     return err;
 }

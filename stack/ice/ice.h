@@ -298,9 +298,30 @@ void ice_agent_remote_gathering_done(ice_agent_t *agent);
 /** Starts gathering (full) and checks; answers to checks work from init. */
 zq_err_t ice_agent_start(ice_agent_t *agent, uint64_t now);
 
-/** Feeds one datagram received on @p local (one of our host addresses) from @p remote. */
+/** Feeds one datagram received on @p local (one of our host addresses) from @p remote:
+ *  stun_parse() (after stun_looks_like()), then ice_agent_handle_stun(). */
 zq_err_t ice_agent_handle_datagram(ice_agent_t *agent, uint64_t now, const zq_addr_t *local,
                                    const zq_addr_t *remote, const uint8_t *data, size_t len);
+
+/**
+ * Feeds one datagram its caller has already parsed, so that a datagram read once to find its
+ * agent (ice_agent_is_addressed()) is not parsed again. @p parsed is what stun_parse() said
+ * (ZQ_ERR_MALFORMED where stun_looks_like() said no); @p msg is read only when it is ZQ_OK,
+ * and borrows the datagram for this call. The parse checked the structure and FINGERPRINT
+ * (RFC 8489 §7.3); the agent checks USERNAME and MESSAGE-INTEGRITY before the message
+ * changes anything (RFC 8445 §7.3), and counts in its stats what the parse refused.
+ * @return ZQ_OK, @p parsed when it is an error, ZQ_ERR_STATE in a terminal state,
+ *         ZQ_ERR_NOT_FOUND when @p local is not one of our hosts.
+ */
+zq_err_t ice_agent_handle_stun(ice_agent_t *agent, uint64_t now, const zq_addr_t *local,
+                               const zq_addr_t *remote, const stun_msg_t *msg, zq_err_t parsed);
+
+/**
+ * Whether @p msg names this agent: its USERNAME starts with our ufrag and a colon (RFC 8445
+ * §7.2.2: "<receiver's ufrag>:<sender's ufrag>"). Believes nothing: it tells which agent a
+ * request is for, and that agent then authenticates it.
+ */
+bool ice_agent_is_addressed(const ice_agent_t *agent, const stun_msg_t *msg);
 
 /** Runs whatever is due at @p now (retransmissions, pacing, consent, timeouts). */
 void ice_agent_handle_timeout(ice_agent_t *agent, uint64_t now);

@@ -310,6 +310,26 @@ bool ice_is_terminal(const ice_agent_t *a)
 zq_err_t ice_agent_handle_datagram(ice_agent_t *a, uint64_t now, const zq_addr_t *local,
                                    const zq_addr_t *remote, const uint8_t *data, size_t len)
 {
+    stun_msg_t msg;
+    zq_err_t parsed = stun_looks_like(data, len) ? stun_parse(&msg, data, len) : ZQ_ERR_MALFORMED;
+    return ice_agent_handle_stun(a, now, local, remote, &msg, parsed);
+}
+
+/* What the parse refused is counted, never answered: without a sound structure and a
+ * matching FINGERPRINT nothing in it can be trusted enough to answer (RFC 8489 §7.3). */
+static void count_unparsed(ice_agent_t *a, zq_err_t parsed)
+{
+    if (parsed == ZQ_ERR_FINGERPRINT) {
+        a->stats.rx_bad_fingerprint++;
+    } else {
+        a->stats.rx_malformed++;
+    }
+    ZQ_LOGD("ice", "dropped a datagram: %s", zq_strerror(parsed));
+}
+
+zq_err_t ice_agent_handle_stun(ice_agent_t *a, uint64_t now, const zq_addr_t *local,
+                               const zq_addr_t *remote, const stun_msg_t *msg, zq_err_t parsed)
+{
     a->stats.rx_datagrams++;
     if (ice_is_terminal(a)) {
         return ZQ_ERR_STATE;
@@ -319,26 +339,19 @@ zq_err_t ice_agent_handle_datagram(ice_agent_t *a, uint64_t now, const zq_addr_t
         a->stats.rx_unknown_local++;
         return ZQ_ERR_NOT_FOUND;
     }
-    stun_msg_t msg;
-    zq_err_t err = stun_looks_like(data, len) ? stun_parse(&msg, data, len) : ZQ_ERR_MALFORMED;
-    if (err != ZQ_OK) {
-        if (err == ZQ_ERR_FINGERPRINT) {
-            a->stats.rx_bad_fingerprint++;
-        } else {
-            a->stats.rx_malformed++;
-        }
-        ZQ_LOGD("ice", "dropped %u-byte datagram: %s", (unsigned)len, zq_strerror(err));
-        return err;
+    if (parsed != ZQ_OK) {
+        count_unparsed(a, parsed);
+        return parsed;
     }
-    switch (stun_class_of(msg.type)) {
+    switch (stun_class_of(msg->type)) {
     case 0:
-        ice_handle_request(a, now, host, remote, &msg);
+        ice_handle_request(a, now, host, remote, msg);
         break;
     case 1:
         a->stats.rx_indications++; /* RFC 8445 §11: keepalives need no answer */
         break;
     default:
-        ice_handle_response(a, now, host, remote, &msg);
+        ice_handle_response(a, now, host, remote, msg);
         break;
     }
     return ZQ_OK;

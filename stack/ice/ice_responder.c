@@ -59,18 +59,26 @@ static void send_success(ice_agent_t *a, uint8_t host, const zq_addr_t *remote,
     queue_built(a, host, remote, &b);
 }
 
+bool ice_agent_is_addressed(const ice_agent_t *a, const stun_msg_t *msg)
+{
+    const stun_bytes_t *u = &msg->username;
+    size_t ours = strlen(a->local_cred.ufrag);
+    return (msg->present & STUN_HAS_USERNAME) && ours > 0 && u->len > ours &&
+           memcmp(u->data, a->local_cred.ufrag, ours) == 0 && u->data[ours] == ':';
+}
+
 /* RFC 8445 §7.3: USERNAME is "<our ufrag>:<their ufrag>". The peer's part is checked once
  * known; before the answer arrives (trickle) it may legitimately be unknown. */
-static bool username_is_ours(const ice_agent_t *a, const stun_bytes_t *u)
+static bool username_is_ours(const ice_agent_t *a, const stun_msg_t *msg)
 {
-    size_t ours = strlen(a->local_cred.ufrag);
-    if (u->len < ours + 1 || memcmp(u->data, a->local_cred.ufrag, ours) != 0 ||
-        u->data[ours] != ':') {
+    if (!ice_agent_is_addressed(a, msg)) {
         return false;
     }
     if (!a->have_remote_cred) {
         return true;
     }
+    const stun_bytes_t *u = &msg->username;
+    size_t ours = strlen(a->local_cred.ufrag);
     size_t theirs = strlen(a->remote_cred.ufrag);
     return u->len - ours - 1 == theirs && memcmp(u->data + ours + 1, a->remote_cred.ufrag,
                                                  theirs) == 0;
@@ -78,7 +86,7 @@ static bool username_is_ours(const ice_agent_t *a, const stun_bytes_t *u)
 
 static bool authenticated(const ice_agent_t *a, const stun_msg_t *msg)
 {
-    return username_is_ours(a, &msg->username) &&
+    return username_is_ours(a, msg) &&
            stun_verify_integrity(msg, (const uint8_t *)a->local_cred.pwd,
                                  strlen(a->local_cred.pwd)) == ZQ_OK;
 }

@@ -199,6 +199,35 @@ zq_err_t peer_create_answer(peer_t *p, uint64_t now, char *sdp, size_t cap, size
 /** A trickled remote candidate (the a=candidate value, with or without "candidate:"). */
 zq_err_t peer_add_remote_candidate(peer_t *p, uint64_t now, const char *line, size_t len);
 
+/** What a datagram's first byte says it carries (RFC 7983 §7). */
+typedef enum {
+    PEER_RX_EMPTY, /**< no byte at all */
+    PEER_RX_STUN,  /**< 0..3: for ICE */
+    PEER_RX_DTLS,  /**< 20..63: for DTLS */
+    PEER_RX_OTHER, /**< 64..79 TURN channels, 128..191 RTP, the rest: not ours */
+} peer_rx_kind_t;
+
+/**
+ * A datagram demultiplexed once, and for STUN parsed once, by peer_demux(): a node finds the
+ * peer it is for (peer_is_addressed(), peer_owns_address()) and hands it over
+ * (peer_handle_demuxed()) without either step reading it again. Borrows the datagram.
+ */
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+    peer_rx_kind_t kind;
+    zq_err_t stun_parsed; /**< PEER_RX_STUN: stun_parse()'s verdict */
+    stun_msg_t stun;      /**< PEER_RX_STUN with stun_parsed ZQ_OK: the message */
+} peer_datagram_t;
+
+/** The one RFC 7983 demultiplexer; parses STUN (structure and FINGERPRINT, not integrity). */
+void peer_demux(peer_datagram_t *d, const uint8_t *data, size_t len);
+
+/** Feeds a datagram peer_demux() read, received on @p local from @p remote. */
+zq_err_t peer_handle_demuxed(peer_t *p, uint64_t now, const zq_addr_t *local,
+                             const zq_addr_t *remote, const peer_datagram_t *d);
+
+/** peer_demux(), then peer_handle_demuxed(). */
 zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
                               const zq_addr_t *remote, const uint8_t *data, size_t len);
 void peer_handle_timeout(peer_t *p, uint64_t now);
@@ -233,8 +262,11 @@ void peer_close(peer_t *p, uint64_t now);
 void peer_free(peer_t *p);
 
 peer_state_t peer_state(const peer_t *p);
-/** Our ICE username fragment: STUN to this node names it (for demultiplexing peers). */
+/** Our ICE username fragment (a=ice-ufrag; trickled candidates name it too). */
 const char *peer_local_ufrag(const peer_t *p);
+/** Whether @p d is STUN whose USERNAME names this peer's ICE agent (ice_agent_is_addressed()):
+ *  how a node finds the peer of a check from an address nobody knows yet. */
+bool peer_is_addressed(const peer_t *p, const peer_datagram_t *d);
 /** Whether @p remote is an address this peer talks to (ICE's selected or known pair). */
 bool peer_owns_address(const peer_t *p, const zq_addr_t *remote);
 

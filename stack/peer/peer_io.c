@@ -218,33 +218,71 @@ static void maybe_start_dtls_early(peer_t *p, uint64_t now, const zq_addr_t *loc
     start_dtls(p, now);
 }
 
-zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
-                              const zq_addr_t *remote, const uint8_t *data, size_t len)
+void peer_demux(peer_datagram_t *d, const uint8_t *data, size_t len)
+{
+    d->data = data;
+    d->len = len;
+    uint8_t first = len > 0 ? data[0] : 0;
+    d->kind = len == 0                     ? PEER_RX_EMPTY
+              : first <= 3                 ? PEER_RX_STUN
+              : first >= 20 && first <= 63 ? PEER_RX_DTLS
+                                           : PEER_RX_OTHER;
+    if (d->kind == PEER_RX_STUN) {
+        /* RFC 8489 §6.3: without the magic cookie it is not STUN either, only noise. */
+        d->stun_parsed =
+            stun_looks_like(data, len) ? stun_parse(&d->stun, data, len) : ZQ_ERR_MALFORMED;
+    }
+}
+
+bool peer_is_addressed(const peer_t *p, const peer_datagram_t *d)
+{
+    return d->kind == PEER_RX_STUN && d->stun_parsed == ZQ_OK &&
+           ice_agent_is_addressed(&p->ice, &d->stun);
+}
+
+static zq_err_t handle_dtls(peer_t *p, uint64_t now, const zq_addr_t *local,
+                            const zq_addr_t *remote, const uint8_t *data, size_t len)
+{
+    maybe_start_dtls_early(p, now, local, remote, data, len);
+    if (!p->dtls_started || !peer_owns_address(p, remote)) {
+        p->stats.rx_dtls_dropped++; /* DTLS before ICE, or from an unchecked address */
+        return ZQ_ERR_STATE;
+    }
+    zq_err_t err = dtls_handle_datagram(&p->dtls, now, data, len);
+    deliver_dtls_records(p, now);
+    return err;
+}
+
+zq_err_t peer_handle_demuxed(peer_t *p, uint64_t now, const zq_addr_t *local,
+                             const zq_addr_t *remote, const peer_datagram_t *d)
 {
     p->stats.rx_datagrams++;
-    if (len == 0) {
+    zq_err_t err;
+    switch (d->kind) {
+    case PEER_RX_STUN:
+        err = ice_agent_handle_stun(&p->ice, now, local, remote, &d->stun, d->stun_parsed);
+        break;
+    case PEER_RX_DTLS:
+        err = handle_dtls(p, now, local, remote, d->data, d->len);
+        break;
+    case PEER_RX_EMPTY:
         p->stats.rx_demux_dropped++;
         return ZQ_ERR_MALFORMED;
-    }
-    uint8_t first = data[0];
-    zq_err_t err = ZQ_OK;
-    if (first <= 3) {
-        err = ice_agent_handle_datagram(&p->ice, now, local, remote, data, len); /* STUN */
-    } else if (first >= 20 && first <= 63) {
-        maybe_start_dtls_early(p, now, local, remote, data, len);
-        if (!p->dtls_started || !peer_owns_address(p, remote)) {
-            p->stats.rx_dtls_dropped++; /* DTLS before ICE, or from an unchecked address */
-            err = ZQ_ERR_STATE;
-        } else {
-            err = dtls_handle_datagram(&p->dtls, now, data, len);
-            deliver_dtls_records(p, now);
-        }
-    } else {
-        p->stats.rx_demux_dropped++; /* 64-79 TURN channels, 128-191 RTP: not ours */
+    default:
+        p->stats.rx_demux_dropped++; /* TURN channels, RTP: not ours */
         err = ZQ_ERR_UNSUPPORTED;
+        break;
     }
     peer_pump(p, now);
     return err;
+}
+
+zq_err_t peer_handle_datagram(peer_t *p, uint64_t now, const zq_addr_t *local,
+                              const zq_addr_t *remote, const uint8_t *data, size_t len)
+{
+    peer_datagram_t d;
+    peer_demux(&d, data, len);
+    return peer_handle_demuxed(p, now, local, remote, &d);
 }
 
 void peer_handle_timeout(peer_t *p, uint64_t now)
