@@ -16,12 +16,6 @@
 
 #include "zq/config.h"
 
-#ifndef ZQ_BRK_DEDUP_WINDOW
-#define ZQ_BRK_DEDUP_WINDOW 256
-#endif
-_Static_assert(ZQ_BRK_DEDUP_WINDOW >= 16 && (ZQ_BRK_DEDUP_WINDOW & (ZQ_BRK_DEDUP_WINDOW - 1)) == 0,
-               "ZQ_BRK_DEDUP_WINDOW must be a power of two, at least 16");
-
 typedef struct {
     uint64_t fifo[ZQ_BRK_DEDUP_WINDOW];      /* keys in insertion order (a ring) */
     uint64_t table[2 * ZQ_BRK_DEDUP_WINDOW]; /* open addressing; 0 = empty, 1 = deleted */

@@ -30,12 +30,8 @@
 
 #include "broker/brk.h"
 #include "port/posix/loop.h"
+#include "zq/config.h"
 #include "zq/err.h"
-
-/** Output kept from each of the child's stdout and stderr. */
-#ifndef ZQ_EXEC_OUTPUT_MAX
-#define ZQ_EXEC_OUTPUT_MAX 8192
-#endif
 
 typedef struct {
     int status;          /**< exit status; 128 + N when signal N ended it (as a shell says) */

@@ -22,10 +22,7 @@
 
 #include <stdio.h>
 
-/** Connections still in HTTP (reading a request, or answering one) at a time. */
-#ifndef ZQ_SIGNAL_MAX_HTTP
-#define ZQ_SIGNAL_MAX_HTTP 32
-#endif
+#include "zq/config.h"
 
 /** `zq signal ...`: @p argv[0] is "signal". @return the process exit code (ZQ_CLI_EXIT_*). */
 int zq_cmd_signal(int argc, char **argv);

@@ -91,11 +91,6 @@ bool zq_stun_client_poll_transmit(zq_stun_client_t *c, zq_addr_t *local, zq_addr
 
 /* ---- Server ------------------------------------------------------------------------------ */
 
-/** Responses the server holds until the caller drains them (one input yields at most one). */
-#ifndef ZQ_STUN_SERVER_QUEUE
-#define ZQ_STUN_SERVER_QUEUE 4
-#endif
-
 typedef struct {
     uint32_t answered;     /**< Binding success responses */
     uint32_t unknown_attr; /**< 420 answers (RFC 8489 §6.3.1.1) */

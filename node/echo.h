@@ -33,17 +33,7 @@
 #include <stdint.h>
 
 #include "node/node.h"
-
-/** Largest piece held while a peer's channel has no room: node_read() pieces never exceed
- *  the receive buffer, where they are read from. */
-#ifndef ZQ_ECHO_PIECE_MAX
-#define ZQ_ECHO_PIECE_MAX ZQ_PEER_RECV_BUFFER
-#endif
-
-/** Whole messages up to this size go out with one node_send(); larger ones in parts. */
-#ifndef ZQ_ECHO_WHOLE_MAX
-#define ZQ_ECHO_WHOLE_MAX (ZQ_PEER_SEND_BUFFER / 4)
-#endif
+#include "zq/config.h"
 
 #define ECHO_PROBE_PREFIX "zq-probe "
 #define ECHO_CLOSE_COMMAND "zq-echo close"

@@ -26,24 +26,7 @@
 
 #include "signal/sig_client.h"
 #include "stack/peer/peer.h"
-
-#ifndef ZQ_NODE_MAX_PEERS
-#define ZQ_NODE_MAX_PEERS 4
-#endif
-#ifndef ZQ_NODE_MAX_HOSTS
-#define ZQ_NODE_MAX_HOSTS 2
-#endif
-#ifndef ZQ_NODE_EVENT_QUEUE
-#define ZQ_NODE_EVENT_QUEUE (4 * ZQ_NODE_MAX_PEERS + 4)
-#endif
-/** Members left out for want of a slot that the node remembers, to tell them and to dial them
- *  when a slot frees; beyond it a member is neither told nor remembered (stats.waitlist_full). */
-#ifndef ZQ_NODE_WAITLIST
-#define ZQ_NODE_WAITLIST 4
-#endif
-
-_Static_assert(ZQ_NODE_WAITLIST >= 1 && ZQ_NODE_WAITLIST <= 255,
-               "ZQ_NODE_WAITLIST: 1 to 255 members");
+#include "zq/config.h"
 
 _Static_assert(ZQ_SIG_SDP_MAX >= PEER_SDP_MAX, "our own offer or answer must fit a signalling "
                                                "frame (ZQ_SIG_SDP_MAX)");

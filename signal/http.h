@@ -40,21 +40,6 @@
 #include "zq/config.h"
 #include "zq/err.h"
 
-/** Largest request or response head (start line, fields, blank line) accepted, in bytes.
- *  Browsers send 0.5-2 KB for a WebSocket upgrade, cookies included. */
-#ifndef ZQ_HTTP_MAX_REQUEST
-#define ZQ_HTTP_MAX_REQUEST 8192
-#endif
-
-/** Field lines kept per head; a head with more is refused (ZQ_ERR_TOO_LONG, answer 431). */
-#ifndef ZQ_HTTP_MAX_HEADERS
-#define ZQ_HTTP_MAX_HEADERS 32
-#endif
-
-_Static_assert(ZQ_HTTP_MAX_REQUEST >= 512, "ZQ_HTTP_MAX_REQUEST cannot hold a browser upgrade");
-_Static_assert(ZQ_HTTP_MAX_HEADERS >= 8 && ZQ_HTTP_MAX_HEADERS <= 255,
-               "ZQ_HTTP_MAX_HEADERS must be 8..255 (an upgrade request has about 8)");
-
 /** One field line: name and value (without surrounding whitespace), borrowed. */
 typedef struct {
     const char *name;

@@ -24,18 +24,9 @@
 #include <stdint.h>
 
 #include "signal/sig_client.h"
+#include "zq/config.h"
 #include "zq/err.h"
 #include "zq/rand.h"
-
-#ifndef ZQ_SIG_MAX_CLIENTS
-#define ZQ_SIG_MAX_CLIENTS 256
-#endif
-#ifndef ZQ_SIG_MAX_NAMES
-#define ZQ_SIG_MAX_NAMES 256 /* topics and queues each */
-#endif
-#ifndef ZQ_SIG_NAME_MAX
-#define ZQ_SIG_NAME_MAX 128
-#endif
 
 #define SIG_ID_LEN 22 /* 128 random bits, base64url */
 

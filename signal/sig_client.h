@@ -16,26 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zq/config.h" /* first: a device's configuration may size ZQ_SIG_* below */
+#include "zq/config.h"
 #include "zq/err.h"
-
-/** Longest peer id (the server's are 22 characters) and room name. */
-#ifndef ZQ_SIG_ID_MAX
-#define ZQ_SIG_ID_MAX 64
-#endif
-#ifndef ZQ_SIG_ROOM_MAX
-#define ZQ_SIG_ROOM_MAX 64
-#endif
-/** Longest SDP or candidate line carried (a browser's offer is 1-4 KiB; zq's own at most
- *  PEER_SDP_MAX). */
-#ifndef ZQ_SIG_SDP_MAX
-#define ZQ_SIG_SDP_MAX 8192
-#endif
-
-/** Longest signalling frame written or re-written (an offer with all its candidates fits). */
-#ifndef ZQ_SIG_FRAME_MAX
-#define ZQ_SIG_FRAME_MAX (ZQ_SIG_SDP_MAX + 512)
-#endif
 
 typedef enum {
     SIG_EVENT_NONE,        /**< a frame of no interest (ignored, as ZeroQ does) */

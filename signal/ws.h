@@ -76,28 +76,13 @@
 #include "zq/rand.h"
 #include "zq/utf8.h"
 
-/** Largest message received (after reassembly of fragments), in bytes: the receive buffer.
- *  A browser's ZeroQ frames are small JSON; SDP offers are a few KB. */
-#ifndef ZQ_WS_MAX_MESSAGE
-#define ZQ_WS_MAX_MESSAGE 65536
-#endif
-
-/** Output buffer: whole frames waiting for the caller to write them to TCP. One frame must
- *  fit, so this bounds the largest message sent; the default sends anything it can receive.
- *  A device sending only small frames sets both lower (e.g. 4096 and 4096). */
-#ifndef ZQ_WS_TX_BUFFER
-#define ZQ_WS_TX_BUFFER (ZQ_WS_MAX_MESSAGE + WS_MAX_HEADER)
-#endif
-
 #define WS_MAX_HEADER 14          /* 2 + 8 (64-bit length) + 4 (masking key), §5.2 */
 #define WS_MAX_CONTROL_PAYLOAD 125 /* §5.5 */
 #define WS_KEY_LEN 24              /* base64 of 16 bytes, §4.1 */
 #define WS_ACCEPT_LEN 28           /* base64 of a SHA-1, §4.2.2 */
 
-_Static_assert(ZQ_WS_MAX_MESSAGE >= 125, "ZQ_WS_MAX_MESSAGE below a control frame's payload");
 _Static_assert(ZQ_WS_TX_BUFFER >= 2 + 4 + WS_MAX_CONTROL_PAYLOAD,
                "ZQ_WS_TX_BUFFER must hold at least a masked pong with the largest payload");
-_Static_assert((uint64_t)ZQ_WS_MAX_MESSAGE < ((uint64_t)1 << 62), "lengths are 63-bit (§5.2)");
 
 /** Opcodes (§5.2, §11.8). */
 enum {

@@ -2,13 +2,24 @@
  * @file config.h
  * @brief Compile-time capacities and defaults of zq, in one place.
  *
- * Every capacity of zq is a macro here. To change one, define it in your own header and build
- * with `-DZQ_CONFIG_FILE="my_zq_config.h"` (or define it on the command line): your values are
- * read first, and each `#ifndef` below only fills in what you left out. The `_Static_assert`s
- * at the end reject combinations that cannot work, at compile time, with the reason.
+ * Every capacity of zq is a macro here, from the portable core to the POSIX port and the
+ * programs. To change one, define it in your own header and build with
+ * `-DZQ_CONFIG_FILE="my_zq_config.h"` (or define it on the command line): your values are read
+ * first, and each `#ifndef` below only fills in what you left out. The `_Static_assert`s at the
+ * end reject combinations that cannot work, at compile time, with the reason; the few that need
+ * a type or a protocol constant of their layer stay in that layer's header (named at the end).
  *
  * Nothing in zq allocates: each capacity below becomes an array inside a caller-owned context,
  * and running out of one is an ordinary error (ZQ_ERR_CAPACITY), never a crash.
+ *
+ * Each macro says what it bounds, then on lines of their own:
+ *   Unit:        what one unit of the value is;
+ *   RAM:         what one unit costs, and in which context (per peer, per node, ...); sizes of
+ *                structures are x86-64 / Cortex-M4 with zq's defaults (scripts/sizes);
+ *   menuconfig:  the ESP-IDF menu, prompt, range and default of the Kconfig symbol of the same
+ *                name (the ESP32 default is the device's, tools/footprint/device_config.h).
+ * tools/gen_capacities.py reads these lines to write the capacity table of README.md and the
+ * zq symbols of port/esp32/Kconfig; after a change here, run it (ctest runs its --check).
  */
 #ifndef ZQ_CONFIG_H
 #define ZQ_CONFIG_H
@@ -17,102 +28,760 @@
 #include ZQ_CONFIG_FILE
 #endif
 
-/* ---- Logging ------------------------------------------------------------------------------ */
+/* ---- Logging (core/log.c) ----------------------------------------------------------------- */
 
-/** 0 = off (every log macro compiles to nothing), 1 = errors, 2 = warnings, 3 = info, 4 = debug. */
+/** How much zq logs: 0 = off (every log macro compiles to nothing), 1 = errors, 2 = warnings,
+ *  3 = info, 4 = debug.
+ *  Unit: a level, 0..4.
+ *  RAM: none; each level adds its log calls' code and strings to flash.
+ *  menuconfig: Port, "zq's log level (0 off, 1 errors, 2 warnings, 3 info, 4 debug)", 0..4, default 2. */
 #ifndef ZQ_LOG_LEVEL
 #define ZQ_LOG_LEVEL 0
 #endif
 
-/** Longest formatted log line, in bytes, including the terminating NUL (a stack buffer). */
+/** Longest formatted log line, including the terminating NUL.
+ *  Unit: bytes.
+ *  RAM: 1 byte of stack per unit while a line is formatted (core/log.c; the POSIX port's
+ *  sink adds 64). */
 #ifndef ZQ_LOG_LINE_MAX
 #define ZQ_LOG_LINE_MAX 160
 #endif
 
-/* ---- UDP ---------------------------------------------------------------------------------- */
+/* ---- JSON (core/json_*.c, include/zq/json.h) ---------------------------------------------- */
 
-/** Largest UDP datagram zq sends or accepts. Longer datagrams are dropped and counted. */
+/** Deepest nesting of arrays and objects json_parse() accepts and json_writer_t writes; "[]" is
+ *  depth 1.
+ *  Unit: levels.
+ *  RAM: 1 bit per unit in the parser's state (on the stack) and 2 bits per json_writer_t,
+ *  rounded up to 32-bit words. */
+#ifndef ZQ_JSON_MAX_DEPTH
+#define ZQ_JSON_MAX_DEPTH 16
+#endif
+
+/* ---- UDP and DTLS (port/, stack/dtls) ----------------------------------------------------- */
+
+/** Largest UDP datagram zq sends or accepts; longer datagrams are dropped and counted. SCTP's
+ *  receive window keeps room for the largest chunk one datagram can bring.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per port loop (its receive buffer: zq_loop_t, the ESP32 runner). */
 #ifndef ZQ_UDP_MAX_DATAGRAM
 #define ZQ_UDP_MAX_DATAGRAM 1500
 #endif
 
-/** Largest DTLS record datagram zq sends (the DTLS "MTU"): 1200 keeps clear of IPv6 and tunnels. */
+/** Largest DTLS record datagram zq sends (the DTLS "MTU"): 1200 keeps clear of IPv6 and
+ *  tunnels. The peer's buffer for an outgoing SCTP packet also holds the sdp_t being read or
+ *  written, so it must stay at least sizeof(sdp_t) (stack/peer/peer_sdp.c checks).
+ *  Unit: bytes.
+ *  RAM: 2 bytes per unit per peer (dtls_t.tx and peer_t.out). */
 #ifndef ZQ_DTLS_MTU
 #define ZQ_DTLS_MTU 1200
 #endif
 
-/* ---- STUN (RFC 8489) ---------------------------------------------------------------------- */
+/* ---- STUN (RFC 8489, stack/ice/stun_*.c) -------------------------------------------------- */
 
 /** Largest STUN message zq builds. Requests carry USERNAME (two ufrags), PRIORITY, a role
- *  attribute, USE-CANDIDATE, MESSAGE-INTEGRITY and FINGERPRINT; see the assert below. */
+ *  attribute, USE-CANDIDATE, MESSAGE-INTEGRITY and FINGERPRINT: the cross-checks at the end of
+ *  config.h hold it to the longest such request.
+ *  Unit: bytes, a multiple of 4.
+ *  RAM: 1 byte per unit per ICE transmit slot (ice_tx_slot_t: ZQ_ICE_TX_QUEUE per peer), and
+ *  on the stack while a message is built. */
 #ifndef ZQ_STUN_MAX_MESSAGE
 #define ZQ_STUN_MAX_MESSAGE 160
 #endif
 
-/** Unknown comprehension-required attributes remembered per message (for a 420 answer). */
+/** Unknown comprehension-required attributes remembered per message, for the list a 420
+ *  answer carries (RFC 8489 §6.3.1.1); more are still refused, but not listed.
+ *  Unit: attributes.
+ *  RAM: 4 bytes per unit per stun_msg_t (on the stack while a message is handled). */
 #ifndef ZQ_STUN_MAX_UNKNOWN_ATTRS
 #define ZQ_STUN_MAX_UNKNOWN_ATTRS 8
 #endif
 
-/** 1: STUN's FINGERPRINT CRC-32 (core/crc32.c) takes a byte at a time from a 1 KiB table;
- *  0: a nibble at a time from a 64-byte one, half the speed over messages of ~100 bytes, for a
- *  device that counts its flash (tools/footprint/device_config.h). */
+/** How STUN's FINGERPRINT CRC-32 (core/crc32.c) is computed: 1, a byte at a time from a 1 KiB
+ *  table; 0, a nibble at a time from a 64-byte one, half the speed over messages of ~100
+ *  bytes, for a device that counts its flash.
+ *  Unit: a switch, 0 or 1.
+ *  RAM: none; flash: 1 KiB of table at 1, 64 bytes at 0.
+ *  menuconfig: Flash or speed, "STUN CRC-32 with a 1 KiB table (1) or 64 bytes (0)", 0..1, default 0. */
 #ifndef ZQ_CRC32_BYTE_TABLE
 #define ZQ_CRC32_BYTE_TABLE 1
 #endif
 
-/* ---- ICE (RFC 8445) ----------------------------------------------------------------------- */
+/* ---- ICE (RFC 8445, stack/ice) ------------------------------------------------------------ */
 
-/** Longest ICE username fragment accepted or generated (RFC 8839 allows 4..256 characters). */
+/** Longest ICE username fragment accepted or generated (RFC 8839 §5.4 allows 4..256
+ *  characters).
+ *  Unit: characters.
+ *  RAM: 2 bytes per unit per peer (the local and remote ice_credentials_t). */
 #ifndef ZQ_ICE_UFRAG_MAX
 #define ZQ_ICE_UFRAG_MAX 32
 #endif
 
-/** Longest ICE password accepted or generated (RFC 8839 allows 22..256 characters). */
+/** Longest ICE password accepted or generated (RFC 8839 §5.4 allows 22..256 characters).
+ *  Unit: characters.
+ *  RAM: 2 bytes per unit per peer (the local and remote ice_credentials_t). */
 #ifndef ZQ_ICE_PWD_MAX
 #define ZQ_ICE_PWD_MAX 64
 #endif
 
-/** Local candidates per agent: host candidates plus server-reflexive and peer-reflexive ones. */
+/** Local candidates per agent: host candidates plus server-reflexive and peer-reflexive ones.
+ *  Unit: candidates.
+ *  RAM: one ice_local_t (104 B) per unit per peer, and one peer_event_t (216 / 206 B) per unit
+ *  per peer through ZQ_PEER_EVENT_QUEUE's default.
+ *  menuconfig: Capacities, "ICE local candidates per peer", 1..16, default 2. */
 #ifndef ZQ_ICE_MAX_LOCAL_CANDIDATES
 #define ZQ_ICE_MAX_LOCAL_CANDIDATES 4
 #endif
 
-/** Remote candidates per agent, signalled or learned as peer-reflexive (RFC 8445 §7.3.1.3). */
+/** Remote candidates per agent, signalled or learned as peer-reflexive (RFC 8445 §7.3.1.3).
+ *  Unit: candidates.
+ *  RAM: one ice_candidate_t (84 B) per unit per peer.
+ *  menuconfig: Capacities, "ICE remote candidates per peer", 1..32, default 4. */
 #ifndef ZQ_ICE_MAX_REMOTE_CANDIDATES
 #define ZQ_ICE_MAX_REMOTE_CANDIDATES 8
 #endif
 
-/** Candidate pairs per agent (the check list plus the valid list, RFC 8445 §6.1.2). */
+/** Candidate pairs per agent (the check list plus the valid list, RFC 8445 §6.1.2).
+ *  Unit: pairs.
+ *  RAM: one ice_pair_t (16 B) per unit per peer.
+ *  menuconfig: Capacities, "ICE candidate pairs per peer", 1..64, default 8. */
 #ifndef ZQ_ICE_MAX_PAIRS
 #define ZQ_ICE_MAX_PAIRS 16
 #endif
 
-/** Outstanding STUN transactions per agent (checks, consent, server-reflexive gathering). */
+/** Outstanding STUN transactions per agent (checks, consent, server-reflexive gathering).
+ *  Unit: transactions.
+ *  RAM: one ice_txn_t (32 B) per unit per peer.
+ *  menuconfig: Capacities, "ICE STUN transactions per peer", 2..16, default 4. */
 #ifndef ZQ_ICE_MAX_TRANSACTIONS
 #define ZQ_ICE_MAX_TRANSACTIONS 8
 #endif
 
-/** Datagrams an agent can hold between an input and the caller draining them. */
+/** Datagrams an agent can hold between an input and the caller draining them.
+ *  Unit: datagrams.
+ *  RAM: one ice_tx_slot_t (ZQ_STUN_MAX_MESSAGE + 42 bytes: 202 B) per unit per peer. */
 #ifndef ZQ_ICE_TX_QUEUE
 #define ZQ_ICE_TX_QUEUE 4
 #endif
 
-/** Events an agent can hold between an input and the caller draining them. */
+/** Events an agent can hold between an input and the caller draining them.
+ *  Unit: events.
+ *  RAM: 2 bytes per unit per peer (ice_event_slot_t). */
 #ifndef ZQ_ICE_EVENT_QUEUE
 #define ZQ_ICE_EVENT_QUEUE 8
 #endif
 
-/** Longest candidate foundation (RFC 8445 §5.1.1.3: 1 to 32 ice-chars). */
+/** Longest candidate foundation (RFC 8445 §5.1.1.3: 1 to 32 ice-chars); fixed by the RFC, not a
+ *  setting. */
 #define ZQ_ICE_FOUNDATION_MAX 32
 
+/* ---- SDP (RFC 8866, stack/sdp) ------------------------------------------------------------ */
+
+/** Remote candidates kept from one description; more are counted in candidates_skipped. The
+ *  default matches ZQ_ICE_MAX_REMOTE_CANDIDATES, where they go next.
+ *  Unit: candidates.
+ *  RAM: one ice_candidate_t (84 B) per unit per sdp_t, which lives in the peer's packet buffer
+ *  (peer_t.out, ZQ_DTLS_MTU bytes), so it must fit there.
+ *  menuconfig: Capacities, "Candidates kept from one session description", 1..32, default 4. */
+#ifndef ZQ_SDP_MAX_CANDIDATES
+#define ZQ_SDP_MAX_CANDIDATES 8
+#endif
+
+/** Longest a=mid value kept. Browsers use "0", "1", ... (RFC 8829 §5.2.1 leaves it free).
+ *  Unit: characters.
+ *  RAM: 1 byte per unit per sdp_t (inside peer_t.out). */
+#ifndef ZQ_SDP_MID_MAX
+#define ZQ_SDP_MID_MAX 16
+#endif
+
+/** Longest SDP line accepted, without its CRLF. Browsers' longest lines are candidates (~130
+ *  bytes) and fingerprints (~110); the bound keeps a hostile line from being walked as one
+ *  giant token.
+ *  Unit: bytes.
+ *  RAM: none (a bound on the walk, no buffer). */
+#ifndef ZQ_SDP_LINE_MAX
+#define ZQ_SDP_LINE_MAX 1024
+#endif
+
+/* ---- SCTP (RFC 9260, stack/sctp) ---------------------------------------------------------- */
+
+/** Streams an association tracks at once (a data channel uses one; RFC 8831 §6.5).
+ *  Unit: streams.
+ *  RAM: one sctp_stream_t (24 B) per unit per association (one per peer), and one sctp_event_t
+ *  (16 / 8 B) per unit through ZQ_SCTP_EVENT_QUEUE's default.
+ *  menuconfig: Capacities, "SCTP streams tracked per peer", 16..1024, default 16. */
+#ifndef ZQ_SCTP_MAX_STREAMS
+#define ZQ_SCTP_MAX_STREAMS 32
+#endif
+
+/** TSNs above the cumulative ack the receiver can track (RFC 9260 §6.2: what a SACK's gap
+ *  blocks report).
+ *  Unit: TSNs, a multiple of 32.
+ *  RAM: 1 bit per unit per association (sctp_assoc_t.tracker).
+ *  menuconfig: Capacities, "SCTP TSNs tracked above the cumulative ack (multiple of 32)", 64..8192, default 256. */
+#ifndef ZQ_SCTP_TRACKER_TSNS
+#define ZQ_SCTP_TRACKER_TSNS 2048
+#endif
+
+/** Pieces of messages ready for sctp_read() at once; delivery pauses (never drops) when full.
+ *  Unit: pieces.
+ *  RAM: 4 bytes per unit per association (a ring offset each).
+ *  menuconfig: Capacities, "SCTP message pieces ready for reading", 2..256, default 16. */
+#ifndef ZQ_SCTP_READ_QUEUE
+#define ZQ_SCTP_READ_QUEUE 64
+#endif
+
+/** Events an association can hold between an input and the caller draining them: every stream
+ *  may report WRITABLE at once, plus the association's own.
+ *  Unit: events.
+ *  RAM: one sctp_event_t (16 / 8 B) per unit per association. */
+#ifndef ZQ_SCTP_EVENT_QUEUE
+#define ZQ_SCTP_EVENT_QUEUE (ZQ_SCTP_MAX_STREAMS + 8)
+#endif
+
+/** Largest State Cookie of a peer zq can echo (RFC 9260 §5.1.3; usrsctp's carry copies of INIT
+ *  and INIT ACK).
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per association. */
+#ifndef ZQ_SCTP_MAX_COOKIE
+#define ZQ_SCTP_MAX_COOKIE 512
+#endif
+
+/** Unrecognized INIT parameters echoed in the INIT ACK (RFC 9260 §3.3.3); more are dropped.
+ *  Unit: bytes of parameters.
+ *  RAM: 1 byte per unit per association. */
+#ifndef ZQ_SCTP_MAX_UNRECOGNIZED
+#define ZQ_SCTP_MAX_UNRECOGNIZED 64
+#endif
+
+/** Streams one reset request can carry, and streams waiting to be reset (RFC 6525 §4.1).
+ *  Unit: streams.
+ *  RAM: 4 bytes per unit per association (the pending and in-flight lists). */
+#ifndef ZQ_SCTP_MAX_PENDING_RESETS
+#define ZQ_SCTP_MAX_PENDING_RESETS 16
+#endif
+
+/** Gap ack blocks a parsed SACK keeps (RFC 9260 §3.3.4); the rest are counted as dropped,
+ *  never read past.
+ *  Unit: blocks.
+ *  RAM: 4 bytes of stack per unit per sctp_sack_chunk_t (one while a SACK is read or written,
+ *  and a block list beside it while one is written). */
+#ifndef ZQ_SCTP_MAX_GAP_BLOCKS
+#define ZQ_SCTP_MAX_GAP_BLOCKS 16
+#endif
+
+/** Duplicate TSNs a parsed SACK keeps, and the receiver remembers to report (RFC 9260 §6.2).
+ *  Unit: TSNs.
+ *  RAM: 4 bytes per unit per association, and 4 of stack per sctp_sack_chunk_t. */
+#ifndef ZQ_SCTP_MAX_DUP_TSNS
+#define ZQ_SCTP_MAX_DUP_TSNS 16
+#endif
+
+/** Streams a parsed RE-CONFIG request keeps (RFC 6525 §4.1); more fail the writer.
+ *  Unit: streams.
+ *  RAM: 2 bytes of stack per unit per sctp_reconfig_chunk_t (while one is read or written). */
+#ifndef ZQ_SCTP_MAX_RESET_STREAMS
+#define ZQ_SCTP_MAX_RESET_STREAMS 16
+#endif
+
+/** Stream/sequence pairs a parsed FORWARD-TSN keeps (RFC 3758 §3.2); more fail the writer.
+ *  Unit: streams.
+ *  RAM: 4 bytes of stack per unit per sctp_forward_tsn_chunk_t (while one is read or
+ *  written). */
+#ifndef ZQ_SCTP_MAX_FWD_STREAMS
+#define ZQ_SCTP_MAX_FWD_STREAMS 16
+#endif
+
+/** How the portable CRC32c is computed: 1, slicing-by-8 (8 KiB of tables in flash, ~3.5 times
+ *  faster than a byte at a time); 0, a byte at a time over one 1 KiB table, for a device that
+ *  counts its flash. Either way the CPU's CRC32c instruction is used where there is one
+ *  (stack/sctp/packet/crc32c.c).
+ *  Unit: a switch, 0 or 1.
+ *  RAM: none; flash: 8 KiB of tables at 1, 1 KiB at 0.
+ *  menuconfig: Flash or speed, "SCTP CRC32c with 8 KiB of tables (1) or 1 KiB (0)", 0..1, default 0. */
+#ifndef ZQ_SCTP_CRC32C_SLICE8
+#define ZQ_SCTP_CRC32C_SLICE8 1
+#endif
+
+/* ---- Data channels (RFC 8831, DCEP RFC 8832, stack/sctp/datachannel.c) -------------------- */
+
+/** Channels per association, each on one stream id both ways; more are refused (the stream is
+ *  reset). A room uses one channel per peer pair.
+ *  Unit: channels.
+ *  RAM: one dc_channel_t (116 B at the defaults: ZQ_DC_LABEL_MAX + ZQ_DC_PROTOCOL_MAX + 20) plus
+ *  1 byte per unit per peer, and two dc_event_t (8 / 4 B) through ZQ_DC_EVENT_QUEUE's default.
+ *  menuconfig: Capacities, "Data channels per peer", 1..16, default 2. */
+#ifndef ZQ_DC_MAX_CHANNELS
+#define ZQ_DC_MAX_CHANNELS 16
+#endif
+
+/** Longest channel label kept (RFC 8832 §5.1 allows 65535 bytes; a longer one is refused: the
+ *  channel is closed at once).
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per channel (dc_channel_t), and 1 of stack while an OPEN is written. */
+#ifndef ZQ_DC_LABEL_MAX
+#define ZQ_DC_LABEL_MAX 64
+#endif
+
+/** Longest channel protocol kept (RFC 8832 §5.1; longer ones are refused as labels are).
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per channel (dc_channel_t), and 1 of stack while an OPEN is written. */
+#ifndef ZQ_DC_PROTOCOL_MAX
+#define ZQ_DC_PROTOCOL_MAX 32
+#endif
+
+/** Data-channel events a peer can hold between drains: a channel makes at most two (open and
+ *  close).
+ *  Unit: events.
+ *  RAM: one dc_event_t (8 / 4 B) per unit per peer, and one peer_event_t (216 / 206 B) per unit
+ *  per peer through ZQ_PEER_EVENT_QUEUE's default.
+ *  menuconfig: Capacities, "Data-channel events queued per peer", 4..64, default 6. */
+#ifndef ZQ_DC_EVENT_QUEUE
+#define ZQ_DC_EVENT_QUEUE (2 * ZQ_DC_MAX_CHANNELS + 4)
+#endif
+
+/* ---- Peer connection (stack/peer) --------------------------------------------------------- */
+
+/** SCTP send buffer per peer (RFC 9260's send window): holds each message until the peer
+ *  acknowledges it. A broker frame must fit whole with room to spare: at least
+ *  2 x ZQ_BRK_FRAME_MAX.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per peer (peer_t.sctp_send_buf).
+ *  menuconfig: Capacities, "SCTP send buffer per peer (bytes)", 2048..262144, default 2048. */
+#ifndef ZQ_PEER_SEND_BUFFER
+#define ZQ_PEER_SEND_BUFFER 16384
+#endif
+
+/** SCTP receive buffer per peer: holds what arrives out of order; its free space is the window
+ *  advertised to the peer, so it bounds the inbound rate to about one buffer per round trip.
+ *  Larger messages are delivered in pieces as they arrive.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per peer (peer_t.sctp_recv_buf), and 1 per unit per peer of an echo
+ *  service through ZQ_ECHO_PIECE_MAX's default.
+ *  menuconfig: Capacities, "SCTP receive buffer per peer (bytes)", 1024..262144, default 2048. */
+#ifndef ZQ_PEER_RECV_BUFFER
+#define ZQ_PEER_RECV_BUFFER 16384
+#endif
+
+/** The a=max-message-size zq advertises (RFC 8841 §6): large messages arrive in pieces, so it
+ *  need not fit the receive buffer. Browsers refuse to send more than this.
+ *  Unit: bytes.
+ *  RAM: none (advertised only). */
+#ifndef ZQ_PEER_MAX_MESSAGE
+#define ZQ_PEER_MAX_MESSAGE 262144
+#endif
+
+/** How long a connection may take from our offer (or from the peer's offer, when answering) to
+ *  an open association. An offer nobody answers (the peer refused it for want of room, or went
+ *  away) fails here instead of holding its slot forever.
+ *  Unit: milliseconds.
+ *  RAM: none (a time).
+ *  menuconfig: Timeouts, "Offer to open channel, at most (ms)", 1000..600000, default 30000. */
+#ifndef ZQ_PEER_CONNECT_TIMEOUT_MS
+#define ZQ_PEER_CONNECT_TIMEOUT_MS 30000
+#endif
+
+/** Events a peer can hold between an input and the caller draining them: its data channels',
+ *  one per local candidate (trickled), and its own.
+ *  Unit: events.
+ *  RAM: one peer_event_t (216 / 206 B) per unit per peer. */
+#ifndef ZQ_PEER_EVENT_QUEUE
+#define ZQ_PEER_EVENT_QUEUE (ZQ_DC_EVENT_QUEUE + ZQ_ICE_MAX_LOCAL_CANDIDATES + 4)
+#endif
+
+/* ---- Signalling: HTTP and WebSocket (RFC 9112, RFC 6455, signal/http, signal/ws) ---------- */
+
+/** Largest HTTP request or response head (start line, fields, blank line) accepted. Browsers
+ *  send 0.5-2 KB for a WebSocket upgrade, cookies included.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per signalling server HTTP connection (http_conn_t), and 1 of stack
+ *  while a client reads the server's 101 answer (port/posix/ws_client.c). */
+#ifndef ZQ_HTTP_MAX_REQUEST
+#define ZQ_HTTP_MAX_REQUEST 8192
+#endif
+
+/** Field lines kept per head; a head with more is refused (ZQ_ERR_TOO_LONG, answer 431).
+ *  Unit: field lines.
+ *  RAM: one http_header_t (32 / 16 B) per unit per http_request_t or http_response_t (on the
+ *  stack while a head is parsed). */
+#ifndef ZQ_HTTP_MAX_HEADERS
+#define ZQ_HTTP_MAX_HEADERS 32
+#endif
+
+/** Largest WebSocket message received, after reassembly of fragments: the receive buffer. A
+ *  browser's ZeroQ frames are small JSON; SDP offers, JSON-escaped, a few KB.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per ws_conn_t (ws_conn_t.msg), and 1 per unit per ws_conn_t through
+ *  ZQ_WS_TX_BUFFER's default.
+ *  menuconfig: Capacities, "Largest signalling message received (bytes)", 1024..65536, default 4096. */
+#ifndef ZQ_WS_MAX_MESSAGE
+#define ZQ_WS_MAX_MESSAGE 65536
+#endif
+
+/** WebSocket output buffer: whole frames waiting for the caller to write them to TCP. One frame
+ *  must fit, so this bounds the largest message sent; the default sends anything it can
+ *  receive, with the longest frame header (WS_MAX_HEADER, 14 bytes, signal/ws.h). zq's own
+ *  offers are at most 2 KiB of SDP as JSON.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per ws_conn_t (ws_conn_t.tx).
+ *  menuconfig: Capacities, "Signalling output buffer (bytes)", 1024..65550, default 4110. */
+#ifndef ZQ_WS_TX_BUFFER
+#define ZQ_WS_TX_BUFFER (ZQ_WS_MAX_MESSAGE + WS_MAX_HEADER)
+#endif
+
+/* ---- Signalling: ZeroQ client and room router (signal/sig_client, signal/router) ---------- */
+
+/** Longest peer id (the server's are 22 characters).
+ *  Unit: characters.
+ *  RAM: 1 byte per unit per node peer slot, per waiting member, per node (its own id) and per
+ *  sig_event_t (one per node): ZQ_NODE_MAX_PEERS + ZQ_NODE_WAITLIST + 2 per node. */
+#ifndef ZQ_SIG_ID_MAX
+#define ZQ_SIG_ID_MAX 64
+#endif
+
+/** Longest room name (also the data channels' label).
+ *  Unit: characters.
+ *  RAM: 1 byte per unit per node (node_config_t), per router client slot and per runner. */
+#ifndef ZQ_SIG_ROOM_MAX
+#define ZQ_SIG_ROOM_MAX 64
+#endif
+
+/** Longest SDP or candidate line carried. A browser's offer is 1-4 KiB, zq's own at most
+ *  PEER_SDP_MAX (2 KiB); none longer fits a ZQ_WS_MAX_MESSAGE message.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per sig_event_t (one per node: node_t.sig) and per router (its
+ *  scratch), and 1 per unit per router and per signalling link through ZQ_SIG_FRAME_MAX's
+ *  default.
+ *  menuconfig: Capacities, "Longest SDP received (bytes)", 1024..65536, default 4096. */
+#ifndef ZQ_SIG_SDP_MAX
+#define ZQ_SIG_SDP_MAX 8192
+#endif
+
+/** Longest signalling frame written or re-written (an offer with all its candidates fits).
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per router and per signalling link (the CLI's sig_link_t, the ESP32
+ *  runner). */
+#ifndef ZQ_SIG_FRAME_MAX
+#define ZQ_SIG_FRAME_MAX (ZQ_SIG_SDP_MAX + 512)
+#endif
+
+/** Clients a signalling router serves at once; beyond it a new connection is answered 503.
+ *  Unit: clients.
+ *  RAM: one sig_client_slot_t (136 B) per unit per router, and in `zq signal` a wsc_t (a
+ *  ws_conn_t with two ZQ_WS_MAX_MESSAGE buffers: ~129 KiB) and a pointer per unit. */
+#ifndef ZQ_SIG_MAX_CLIENTS
+#define ZQ_SIG_MAX_CLIENTS 256
+#endif
+
+/** Topic and queue names a router lists (/api), each kind.
+ *  Unit: names.
+ *  RAM: 2 x (ZQ_SIG_NAME_MAX + 1) bytes per unit per router (the topics and queues sets). */
+#ifndef ZQ_SIG_MAX_NAMES
+#define ZQ_SIG_MAX_NAMES 256
+#endif
+
+/** Longest topic or queue name a router lists.
+ *  Unit: characters.
+ *  RAM: 2 x ZQ_SIG_MAX_NAMES bytes per unit per router. */
+#ifndef ZQ_SIG_NAME_MAX
+#define ZQ_SIG_NAME_MAX 128
+#endif
+
+/* ---- Node (node/) ------------------------------------------------------------------------- */
+
+/** Peer connections a node keeps at once: members of its room. Each costs its static state and,
+ *  while connected, mbedTLS heap from the arena (~5.5 KiB per session, ~13 KiB during a
+ *  handshake).
+ *  Unit: peers.
+ *  RAM: per node one node_peer_t (a peer_t and its SCTP buffers: 54,328 / 53,088 B; 15,512 B on
+ *  Cortex-M4 with the ESP32 defaults, docs/footprint.md) and 4 node_event_t (16 / 8 B) through
+ *  ZQ_NODE_EVENT_QUEUE's default; per broker one brk_peer_t (10,504 B: a ZQ_BRK_FRAME_MAX
+ *  buffer and names) and 2 brk_event_t (96 / 72 B); per echo service ~16 KiB (an echo_relay_t
+ *  of ZQ_ECHO_PIECE_MAX bytes, a probe and a report).
+ *  menuconfig: Capacities, "Peers at once", 1..16, default 4. */
+#ifndef ZQ_NODE_MAX_PEERS
+#define ZQ_NODE_MAX_PEERS 4
+#endif
+
+/** Local UDP addresses a node gathers host candidates from.
+ *  Unit: addresses.
+ *  RAM: one zq_addr_t (20 B) per unit per node (node_config_t.hosts), and a socket per unit in
+ *  the programs. */
+#ifndef ZQ_NODE_MAX_HOSTS
+#define ZQ_NODE_MAX_HOSTS 2
+#endif
+
+/** Events a node can hold between an input and the caller draining them.
+ *  Unit: events.
+ *  RAM: one node_event_t (16 / 8 B) per unit per node. */
+#ifndef ZQ_NODE_EVENT_QUEUE
+#define ZQ_NODE_EVENT_QUEUE (4 * ZQ_NODE_MAX_PEERS + 4)
+#endif
+
+/** Members left out for want of a slot that the node remembers: it tells each (a "refused"
+ *  frame through the signalling server) and dials the longest waiting when a slot frees. Beyond
+ *  it a member is neither told nor remembered (stats.waitlist_full).
+ *  Unit: members.
+ *  RAM: one node_waiting_t (ZQ_SIG_ID_MAX + 2 bytes: 66 B) per unit per node.
+ *  menuconfig: Capacities, "Members waiting for a peer slot", 1..255, default 4. */
+#ifndef ZQ_NODE_WAITLIST
+#define ZQ_NODE_WAITLIST 4
+#endif
+
+/** Largest piece the echo service holds while a peer's channel has no room: node_read() pieces
+ *  never exceed the receive buffer, where they are read from.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per peer per echo service (echo_relay_t.data). */
+#ifndef ZQ_ECHO_PIECE_MAX
+#define ZQ_ECHO_PIECE_MAX ZQ_PEER_RECV_BUFFER
+#endif
+
+/** Whole messages up to this size the echo service sends back with one node_send(); larger
+ *  ones go in parts.
+ *  Unit: bytes.
+ *  RAM: none (a threshold). */
+#ifndef ZQ_ECHO_WHOLE_MAX
+#define ZQ_ECHO_WHOLE_MAX (ZQ_PEER_SEND_BUFFER / 4)
+#endif
+
+/* ---- Broker (broker/, PROTOCOL.md) -------------------------------------------------------- */
+
+/** Largest frame (JSON text) the broker takes from or sends to one peer, advertised as hello's
+ *  "max". A frame goes into the peer's SCTP send buffer whole (or as all its chunks at once),
+ *  so it must fit there with room to spare: at most ZQ_PEER_SEND_BUFFER / 2.
+ *  Unit: bytes.
+ *  RAM: ZQ_NODE_MAX_PEERS + 2 bytes per unit per broker (each peer's reassembly buffer, the
+ *  frame being written and a replay ring entry), and 1 per unit in each program buffer that
+ *  copies a frame out (cli/).
+ *  menuconfig: Capacities, "Largest broker frame (bytes)", 1024..65536, default 1024. */
+#ifndef ZQ_BRK_FRAME_MAX
+#define ZQ_BRK_FRAME_MAX 8192
+#endif
+
+/** Local subscriptions (patterns).
+ *  Unit: patterns.
+ *  RAM: one brk_name_t (ZQ_BRK_NAME_MAX + 2 bytes: 130 B) per unit per broker.
+ *  menuconfig: Capacities, "Local subscriptions", 1..64, default 4. */
+#ifndef ZQ_BRK_MAX_SUBS
+#define ZQ_BRK_MAX_SUBS 16
+#endif
+
+/** Patterns kept per remote peer (and per QoS 1 receiver); a peer with more gets every message.
+ *  Unit: patterns.
+ *  RAM: one brk_name_t (130 B) per unit per peer and per receiver:
+ *  ZQ_NODE_MAX_PEERS + ZQ_BRK_MAX_RECEIVERS per broker.
+ *  menuconfig: Capacities, "Patterns kept per remote peer", 1..64, default 4. */
+#ifndef ZQ_BRK_PEER_SUBS
+#define ZQ_BRK_PEER_SUBS 8
+#endif
+
+/** Longest topic, queue or service name, and pattern.
+ *  Unit: characters.
+ *  RAM: 1 byte per unit per brk_name_t, of which a broker holds
+ *  ZQ_NODE_MAX_PEERS x (ZQ_BRK_PEER_SUBS + ZQ_BRK_MAX_SERVICES)
+ *  + ZQ_BRK_MAX_RECEIVERS x ZQ_BRK_PEER_SUBS + ZQ_BRK_MAX_SUBS + 2 x ZQ_BRK_MAX_QUEUES
+ *  + ZQ_BRK_MAX_SERVICES, plus ZQ_BRK_MAX_REQUESTS + 2 (requests' services, a ring entry, an
+ *  event's topic).
+ *  menuconfig: Capacities, "Longest topic, queue or service name", 16..255, default 64. */
+#ifndef ZQ_BRK_NAME_MAX
+#define ZQ_BRK_NAME_MAX 128
+#endif
+
+/** The publisher's replay ring: recent messages, and QoS 1 ones not yet acked.
+ *  Unit: bytes, a multiple of 4.
+ *  RAM: 1 byte per unit per broker.
+ *  menuconfig: Capacities, "Publisher's replay ring (bytes, multiple of 4)", 2048..1048576, default 2048. */
+#ifndef ZQ_BRK_RING_BYTES
+#define ZQ_BRK_RING_BYTES (16 * 1024)
+#endif
+
+/** QoS 1 receivers tracked by identity (connected, or lingering after a disconnect).
+ *  Unit: receivers, at most 32.
+ *  RAM: one brk_receiver_t (ZQ_BRK_PEER_SUBS names + 40 bytes: 1,080 B) per unit per broker.
+ *  menuconfig: Capacities, "QoS 1 receivers tracked", 1..32, default 4. */
+#ifndef ZQ_BRK_MAX_RECEIVERS
+#define ZQ_BRK_MAX_RECEIVERS 8
+#endif
+
+/** Publishers whose last delivered seq a subscriber remembers (resume points).
+ *  Unit: publishers.
+ *  RAM: one brk_publisher_t (32 B) per unit per broker.
+ *  menuconfig: Capacities, "Publishers whose resume point is kept", 1..255, default 4. */
+#ifndef ZQ_BRK_MAX_PUBLISHERS
+#define ZQ_BRK_MAX_PUBLISHERS 16
+#endif
+
+/** ZeroQ envelopes remembered to deliver each once (PROTOCOL.md §9): keys of (sender identity,
+ *  id, retryCount), forgotten oldest first.
+ *  Unit: keys, a power of two.
+ *  RAM: 24 bytes per unit per broker (the key FIFO and a hash table twice its size).
+ *  menuconfig: Capacities, "ZeroQ duplicates remembered (a power of two)", 16..4096, default 32. */
+#ifndef ZQ_BRK_DEDUP_WINDOW
+#define ZQ_BRK_DEDUP_WINDOW 256
+#endif
+
+/** Last-value cache: topics whose last message a new subscriber is offered.
+ *  Unit: topics.
+ *  RAM: one brk_lvc_entry_t (16 B) per unit per broker.
+ *  menuconfig: Capacities, "Last-value cache: topics", 1..64, default 2. */
+#ifndef ZQ_BRK_LVC_TOPICS
+#define ZQ_BRK_LVC_TOPICS 8
+#endif
+
+/** Last-value cache: bytes of those last messages.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per broker.
+ *  menuconfig: Capacities, "Last-value cache: bytes", 256..65536, default 512. */
+#ifndef ZQ_BRK_LVC_BYTES
+#define ZQ_BRK_LVC_BYTES (4 * 1024)
+#endif
+
+/** Work queues this node consumes, and queues it produces to (each kind).
+ *  Unit: queues.
+ *  RAM: 2 brk_name_t (130 B) + 4 bytes per unit per broker, and 4 bytes per unit per peer
+ *  (its credit).
+ *  menuconfig: Capacities, "Work queues consumed or produced to", 1..32, default 2. */
+#ifndef ZQ_BRK_MAX_QUEUES
+#define ZQ_BRK_MAX_QUEUES 8
+#endif
+
+/** Services this node serves (and a remote peer is known to serve).
+ *  Unit: services.
+ *  RAM: one brk_name_t (130 B) per unit per broker and per unit per peer.
+ *  menuconfig: Capacities, "Services served", 1..32, default 2. */
+#ifndef ZQ_BRK_MAX_SERVICES
+#define ZQ_BRK_MAX_SERVICES 8
+#endif
+
+/** Producer side: jobs held (waiting, leased or dead).
+ *  Unit: jobs.
+ *  RAM: one brk_job_t (96 B) per unit per broker.
+ *  menuconfig: Capacities, "Jobs held by a producer", 1..255, default 4. */
+#ifndef ZQ_BRK_MAX_JOBS
+#define ZQ_BRK_MAX_JOBS 32
+#endif
+
+/** Producer side: bytes of the jobs held.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per broker.
+ *  menuconfig: Capacities, "Bytes of the jobs held by a producer", 256..1048576, default 1024. */
+#ifndef ZQ_BRK_JOB_BYTES
+#define ZQ_BRK_JOB_BYTES (8 * 1024)
+#endif
+
+/** Consumer side: jobs the application holds at once (its credit).
+ *  Unit: jobs.
+ *  RAM: one brk_held_t (68 B) per unit per broker (and a task slot per unit in cli/'s runner).
+ *  menuconfig: Capacities, "Jobs the application holds at once", 1..255, default 2. */
+#ifndef ZQ_BRK_MAX_HELD
+#define ZQ_BRK_MAX_HELD 8
+#endif
+
+/** Consumer side: bytes keeping, for each ZeroQ job the application holds, the envelope
+ *  ZeroQ's nack sends again (retryCount + 1). A job that finds no room is still delivered, but
+ *  a nack of it cannot be sent on (counted: zeroq_unsent).
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per broker.
+ *  menuconfig: Capacities, "Bytes keeping held ZeroQ jobs for ZeroQ's resend on nack", 256..1048576, default 1024. */
+#ifndef ZQ_BRK_ZEROQ_KEEP_BYTES
+#define ZQ_BRK_ZEROQ_KEEP_BYTES (4 * 1024)
+#endif
+
+/** Requests in flight, ours and those we serve; each of ours keeps its text for retries.
+ *  Unit: requests.
+ *  RAM: one brk_request_t (224 B: a name, the peers tried) and one brk_incoming_t (56 B) per
+ *  unit per broker.
+ *  menuconfig: Capacities, "Requests in flight", 1..64, default 2. */
+#ifndef ZQ_BRK_MAX_REQUESTS
+#define ZQ_BRK_MAX_REQUESTS 8
+#endif
+
+/** Bytes of the requests in flight, split in ZQ_BRK_MAX_REQUESTS equal slots of at least 256.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per broker.
+ *  menuconfig: Capacities, "Bytes of the requests in flight", 256..1048576, default 1024. */
+#ifndef ZQ_BRK_REQUEST_BYTES
+#define ZQ_BRK_REQUEST_BYTES (8 * 1024)
+#endif
+
+/* ---- POSIX port (port/posix) -------------------------------------------------------------- */
+
+/** Drivers per loop (objects the loop feeds and asks for deadlines).
+ *  Unit: drivers.
+ *  RAM: one zq_loop_driver_t (16 B) per unit per zq_loop_t. */
+#ifndef ZQ_LOOP_MAX_DRIVERS
+#define ZQ_LOOP_MAX_DRIVERS 4
+#endif
+
+/** UDP sockets per loop, over all drivers.
+ *  Unit: sockets.
+ *  RAM: one zq_loop_socket_t (28 B) per unit per zq_loop_t. */
+#ifndef ZQ_LOOP_MAX_SOCKETS
+#define ZQ_LOOP_MAX_SOCKETS 8
+#endif
+
+/** Extra readable file descriptors per loop (stdin, a signalling TCP connection).
+ *  Unit: file descriptors.
+ *  RAM: one zq_loop_fd_t (32 B) per unit per zq_loop_t. */
+#ifndef ZQ_LOOP_MAX_FDS
+#define ZQ_LOOP_MAX_FDS 4
+#endif
+
+/** Datagrams read from one socket per wake-up: a flood on one socket cannot starve the timers
+ *  and the other sockets. What is left is read on the next turn (poll() reports it at once).
+ *  Unit: datagrams.
+ *  RAM: none (a count). */
+#ifndef ZQ_LOOP_RX_BURST
+#define ZQ_LOOP_RX_BURST 64
+#endif
+
+/** Longest single poll() wait. Bounds how late the loop notices a zq_loop_stop() that a signal
+ *  delivered between its check of the flag and the poll() call.
+ *  Unit: milliseconds.
+ *  RAM: none (a time). */
+#ifndef ZQ_LOOP_MAX_WAIT_MS
+#define ZQ_LOOP_MAX_WAIT_MS 1000
+#endif
+
+/* ---- Programs (cli/, server/) ------------------------------------------------------------- */
+
+/** Output `zq brk` keeps from each of a command's stdout and stderr.
+ *  Unit: bytes.
+ *  RAM: 2 bytes per unit per zq_exec_t (the two streams). */
+#ifndef ZQ_EXEC_OUTPUT_MAX
+#define ZQ_EXEC_OUTPUT_MAX 8192
+#endif
+
+/** Connections `zq signal` holds still in HTTP (reading a request, or answering one); beyond it
+ *  a new connection is answered 503 and closed.
+ *  Unit: connections.
+ *  RAM: one http_conn_t (ZQ_HTTP_MAX_REQUEST + 88 bytes: 8,280 B) per unit per server. */
+#ifndef ZQ_SIGNAL_MAX_HTTP
+#define ZQ_SIGNAL_MAX_HTTP 32
+#endif
+
+/** Responses `zq stun`'s server holds until the caller drains them (one input yields at most
+ *  one).
+ *  Unit: responses.
+ *  RAM: one zq_stun_reply_t (ZQ_STUN_MAX_MESSAGE + 48 bytes: 208 B) per unit per server. */
+#ifndef ZQ_STUN_SERVER_QUEUE
+#define ZQ_STUN_SERVER_QUEUE 4
+#endif
+
 /* ---- Cross-checks ------------------------------------------------------------------------- */
+/* Those that need a layer's types or protocol constants stay beside them: sdp.h (the longest
+ * a=candidate line), ws.h (a pong's frame), node.h (zq's own SDP in a signalling frame),
+ * peer_sdp.c (an sdp_t in the packet buffer). */
 
 _Static_assert(ZQ_LOG_LEVEL >= 0 && ZQ_LOG_LEVEL <= 4, "ZQ_LOG_LEVEL must be 0..4");
 _Static_assert(ZQ_LOG_LINE_MAX >= 32, "ZQ_LOG_LINE_MAX is too small to hold a useful line");
+_Static_assert(ZQ_JSON_MAX_DEPTH >= 2 && ZQ_JSON_MAX_DEPTH <= 1024,
+               "ZQ_JSON_MAX_DEPTH must be 2..1024 (the signalling frames nest 2 deep)");
 _Static_assert(ZQ_UDP_MAX_DATAGRAM >= 576 && ZQ_UDP_MAX_DATAGRAM <= 65507,
                "ZQ_UDP_MAX_DATAGRAM must be between the IPv4 minimum and the UDP maximum");
 _Static_assert(ZQ_DTLS_MTU <= ZQ_UDP_MAX_DATAGRAM, "a DTLS datagram must fit a UDP datagram");
+
+/* STUN and ICE */
 _Static_assert(ZQ_STUN_MAX_MESSAGE <= ZQ_UDP_MAX_DATAGRAM, "a STUN message must fit a datagram");
 _Static_assert(ZQ_STUN_MAX_MESSAGE % 4 == 0, "STUN messages are multiples of 4 bytes");
 _Static_assert(ZQ_ICE_UFRAG_MAX >= 4 && ZQ_ICE_PWD_MAX >= 22,
@@ -129,5 +798,55 @@ _Static_assert(ZQ_ICE_MAX_LOCAL_CANDIDATES <= 255 && ZQ_ICE_MAX_REMOTE_CANDIDATE
                "candidates are indexed by a byte");
 _Static_assert(ZQ_ICE_MAX_TRANSACTIONS >= 2, "an agent needs a check and a consent transaction");
 _Static_assert(ZQ_ICE_TX_QUEUE >= 2, "one input can produce a response and a triggered check");
+
+/* SDP */
+_Static_assert(ZQ_SDP_MAX_CANDIDATES >= 1 && ZQ_SDP_MAX_CANDIDATES <= 255,
+               "n_candidates is a byte, and a data channel needs at least one candidate");
+_Static_assert(ZQ_SDP_MID_MAX >= 1 && ZQ_SDP_MID_MAX <= 255, "a mid is 1..255 characters here");
+/* zq must read back every line it writes: the credentials, the mid (the candidate: sdp.h). */
+_Static_assert(ZQ_SDP_LINE_MAX >= 12 + ZQ_ICE_PWD_MAX && ZQ_SDP_LINE_MAX >= 12 + ZQ_ICE_UFRAG_MAX,
+               "ZQ_SDP_LINE_MAX cannot hold the longest a=ice-pwd or a=ice-ufrag line");
+_Static_assert(ZQ_SDP_LINE_MAX >= 15 + ZQ_SDP_MID_MAX, "ZQ_SDP_LINE_MAX cannot hold a=group");
+
+/* SCTP and data channels */
+_Static_assert(ZQ_SCTP_MAX_STREAMS >= 16, "data channels need at least 16 streams");
+_Static_assert(ZQ_SCTP_TRACKER_TSNS % 32 == 0, "the TSN tracker is a bitmap of 32-bit words");
+_Static_assert(ZQ_SCTP_READ_QUEUE >= 2 && ZQ_SCTP_READ_QUEUE <= 65535, "read queue size");
+_Static_assert(ZQ_SCTP_EVENT_QUEUE >= ZQ_SCTP_MAX_STREAMS + 4,
+               "every stream may report WRITABLE at once, plus the association's own events");
+_Static_assert(ZQ_SCTP_MAX_COOKIE >= 128 && ZQ_SCTP_MAX_COOKIE <= 65000, "cookie size");
+_Static_assert(ZQ_DC_MAX_CHANNELS <= ZQ_SCTP_MAX_STREAMS,
+               "each channel needs a stream slot in the association");
+_Static_assert(ZQ_DC_EVENT_QUEUE >= 2 * ZQ_DC_MAX_CHANNELS && ZQ_DC_EVENT_QUEUE <= 255,
+               "a channel makes at most two events between drains (datachannel.c: push_event)");
+
+/* Signalling */
+_Static_assert(ZQ_HTTP_MAX_REQUEST >= 512, "ZQ_HTTP_MAX_REQUEST cannot hold a browser upgrade");
+_Static_assert(ZQ_HTTP_MAX_HEADERS >= 8 && ZQ_HTTP_MAX_HEADERS <= 255,
+               "ZQ_HTTP_MAX_HEADERS must be 8..255 (an upgrade request has about 8)");
+_Static_assert(ZQ_WS_MAX_MESSAGE >= 125, "ZQ_WS_MAX_MESSAGE below a control frame's payload");
+_Static_assert((unsigned long long)ZQ_WS_MAX_MESSAGE < (1ULL << 62),
+               "lengths are 63-bit (RFC 6455 §5.2)");
+
+/* Node and broker */
+_Static_assert(ZQ_NODE_WAITLIST >= 1 && ZQ_NODE_WAITLIST <= 255,
+               "ZQ_NODE_WAITLIST: 1 to 255 members");
+_Static_assert(ZQ_BRK_FRAME_MAX >= 1024, "frames must hold at least a small envelope");
+_Static_assert(ZQ_BRK_FRAME_MAX <= ZQ_PEER_SEND_BUFFER / 2,
+               "a frame must fit a peer's send buffer whole, with room to spare");
+_Static_assert(ZQ_BRK_MAX_RECEIVERS >= 1 && ZQ_BRK_MAX_RECEIVERS <= 32,
+               "receivers are bits of a 32-bit mask");
+_Static_assert(ZQ_BRK_RING_BYTES >= 2 * 1024 && ZQ_BRK_RING_BYTES % 4 == 0,
+               "the replay ring needs room for a few messages, 4-byte aligned");
+_Static_assert(ZQ_BRK_DEDUP_WINDOW >= 16 && (ZQ_BRK_DEDUP_WINDOW & (ZQ_BRK_DEDUP_WINDOW - 1)) == 0,
+               "ZQ_BRK_DEDUP_WINDOW must be a power of two, at least 16");
+_Static_assert(ZQ_BRK_REQUEST_BYTES / ZQ_BRK_MAX_REQUESTS >= 256,
+               "ZQ_BRK_REQUEST_BYTES leaves too little per request");
+
+/* POSIX port */
+_Static_assert(ZQ_LOOP_MAX_DRIVERS >= 1 && ZQ_LOOP_MAX_DRIVERS <= 255, "drivers: 1..255");
+_Static_assert(ZQ_LOOP_MAX_SOCKETS >= 1 && ZQ_LOOP_MAX_SOCKETS <= 255 && ZQ_LOOP_MAX_FDS >= 1,
+               "sockets: 1..255; fds: at least 1");
+_Static_assert(ZQ_LOOP_RX_BURST >= 1 && ZQ_LOOP_MAX_WAIT_MS >= 1, "burst and wait must be >= 1");
 
 #endif /* ZQ_CONFIG_H */

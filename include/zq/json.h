@@ -38,15 +38,6 @@
 #include "zq/config.h"
 #include "zq/err.h"
 
-/** Deepest nesting of arrays and objects json_parse() accepts (and json_writer_t writes);
- *  "[]" is depth 1. Each level costs one bit of stack in the parser and two in the writer. */
-#ifndef ZQ_JSON_MAX_DEPTH
-#define ZQ_JSON_MAX_DEPTH 16
-#endif
-
-_Static_assert(ZQ_JSON_MAX_DEPTH >= 2 && ZQ_JSON_MAX_DEPTH <= 1024,
-               "ZQ_JSON_MAX_DEPTH must be 2..1024 (the signalling frames nest 2 deep)");
-
 /** 32-bit words of a one-bit-per-level nesting stack. */
 #define JSON_NEST_WORDS ((ZQ_JSON_MAX_DEPTH + 31) / 32)
 

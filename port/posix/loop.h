@@ -39,38 +39,6 @@
 #include "zq/err.h"
 #include "zq/time.h"
 
-/** Drivers per loop. */
-#ifndef ZQ_LOOP_MAX_DRIVERS
-#define ZQ_LOOP_MAX_DRIVERS 4
-#endif
-
-/** UDP sockets per loop, over all drivers. */
-#ifndef ZQ_LOOP_MAX_SOCKETS
-#define ZQ_LOOP_MAX_SOCKETS 8
-#endif
-
-/** Extra readable file descriptors (stdin, a signaling TCP connection). */
-#ifndef ZQ_LOOP_MAX_FDS
-#define ZQ_LOOP_MAX_FDS 4
-#endif
-
-/** Datagrams read from one socket per wake-up: a flood on one socket cannot starve the timers
- *  and the other sockets. What is left is read on the next turn (poll() reports it at once). */
-#ifndef ZQ_LOOP_RX_BURST
-#define ZQ_LOOP_RX_BURST 64
-#endif
-
-/** Longest single poll() wait. Bounds how late the loop notices a zq_loop_stop() that a signal
- *  delivered between its check of the flag and the poll() call. */
-#ifndef ZQ_LOOP_MAX_WAIT_MS
-#define ZQ_LOOP_MAX_WAIT_MS 1000
-#endif
-
-_Static_assert(ZQ_LOOP_MAX_DRIVERS >= 1 && ZQ_LOOP_MAX_DRIVERS <= 255, "drivers: 1..255");
-_Static_assert(ZQ_LOOP_MAX_SOCKETS >= 1 && ZQ_LOOP_MAX_SOCKETS <= 255 && ZQ_LOOP_MAX_FDS >= 1,
-               "sockets: 1..255; fds: at least 1");
-_Static_assert(ZQ_LOOP_RX_BURST >= 1 && ZQ_LOOP_MAX_WAIT_MS >= 1, "burst and wait must be >= 1");
-
 /**
  * The functions the loop calls on a driven object @p obj. Every member may be NULL (a pure
  * timer needs no datagrams; a pure responder needs no timeouts). Pointers the loop passes are

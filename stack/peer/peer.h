@@ -44,31 +44,6 @@
 #include "zq/config.h"
 #include "zq/err.h"
 
-/** SCTP send and receive buffers per peer (RFC 9260 windows; see stack/sctp/sctp.h). */
-#ifndef ZQ_PEER_SEND_BUFFER
-#define ZQ_PEER_SEND_BUFFER 16384
-#endif
-#ifndef ZQ_PEER_RECV_BUFFER
-#define ZQ_PEER_RECV_BUFFER 16384
-#endif
-
-/** The a=max-message-size zq advertises (RFC 8841 §6): large messages arrive in pieces, so
- *  it need not fit the receive buffer. Browsers refuse to send more than this. */
-#ifndef ZQ_PEER_MAX_MESSAGE
-#define ZQ_PEER_MAX_MESSAGE 262144
-#endif
-
-/** How long a connection may take from our offer (or from the peer's offer, when answering)
- *  to an open association. An offer nobody answers (the peer refused it for want of room,
- *  or went away) fails here instead of holding its slot forever. */
-#ifndef ZQ_PEER_CONNECT_TIMEOUT_MS
-#define ZQ_PEER_CONNECT_TIMEOUT_MS 30000
-#endif
-
-#ifndef ZQ_PEER_EVENT_QUEUE
-#define ZQ_PEER_EVENT_QUEUE (ZQ_DC_EVENT_QUEUE + ZQ_ICE_MAX_LOCAL_CANDIDATES + 4)
-#endif
-
 /** Longest SDP zq writes (its own offers and answers). */
 #define PEER_SDP_MAX 2048
 

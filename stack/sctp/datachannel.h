@@ -26,29 +26,7 @@
 #include <stdint.h>
 
 #include "stack/sctp/sctp.h"
-
-/** Channels per association (each uses one stream id both ways). */
-#ifndef ZQ_DC_MAX_CHANNELS
-#define ZQ_DC_MAX_CHANNELS 16
-#endif
-
-/** Longest label and protocol kept (RFC 8832 allows up to 65535 bytes; longer ones are
- *  refused: the channel is closed at once). */
-#ifndef ZQ_DC_LABEL_MAX
-#define ZQ_DC_LABEL_MAX 64
-#endif
-#ifndef ZQ_DC_PROTOCOL_MAX
-#define ZQ_DC_PROTOCOL_MAX 32
-#endif
-
-#ifndef ZQ_DC_EVENT_QUEUE
-#define ZQ_DC_EVENT_QUEUE (2 * ZQ_DC_MAX_CHANNELS + 4)
-#endif
-
-_Static_assert(ZQ_DC_MAX_CHANNELS <= ZQ_SCTP_MAX_STREAMS,
-               "each channel needs a stream slot in the association");
-_Static_assert(ZQ_DC_EVENT_QUEUE >= 2 * ZQ_DC_MAX_CHANNELS && ZQ_DC_EVENT_QUEUE <= 255,
-               "a channel makes at most two events between drains (datachannel.c: push_event)");
+#include "zq/config.h"
 
 /* PPIDs (RFC 8831 §8, RFC 8832 §8). */
 enum {

@@ -41,47 +41,6 @@
 #include "zq/rand.h"
 #include "zq/time.h"
 
-/** Streams an association tracks at once (a data channel uses one; RFC 8831 §6.5). */
-#ifndef ZQ_SCTP_MAX_STREAMS
-#define ZQ_SCTP_MAX_STREAMS 32
-#endif
-
-/** TSNs above the cumulative ack the receiver can track (a bitmap; 1 bit each). */
-#ifndef ZQ_SCTP_TRACKER_TSNS
-#define ZQ_SCTP_TRACKER_TSNS 2048
-#endif
-
-/** Pieces of messages ready for sctp_read() at once; delivery pauses (never drops) when full. */
-#ifndef ZQ_SCTP_READ_QUEUE
-#define ZQ_SCTP_READ_QUEUE 64
-#endif
-
-#ifndef ZQ_SCTP_EVENT_QUEUE
-#define ZQ_SCTP_EVENT_QUEUE (ZQ_SCTP_MAX_STREAMS + 8)
-#endif
-
-/** Largest State Cookie of a peer zq can echo (usrsctp's carry copies of INIT and INIT ACK). */
-#ifndef ZQ_SCTP_MAX_COOKIE
-#define ZQ_SCTP_MAX_COOKIE 512
-#endif
-
-/** Unrecognized INIT parameters echoed in the INIT ACK (RFC 9260 §3.3.3); more are dropped. */
-#ifndef ZQ_SCTP_MAX_UNRECOGNIZED
-#define ZQ_SCTP_MAX_UNRECOGNIZED 64
-#endif
-
-/** Streams one reset request can carry, and streams waiting to be reset. */
-#ifndef ZQ_SCTP_MAX_PENDING_RESETS
-#define ZQ_SCTP_MAX_PENDING_RESETS 16
-#endif
-
-_Static_assert(ZQ_SCTP_MAX_STREAMS >= 16, "data channels need at least 16 streams");
-_Static_assert(ZQ_SCTP_TRACKER_TSNS % 32 == 0, "the TSN tracker is a bitmap of 32-bit words");
-_Static_assert(ZQ_SCTP_READ_QUEUE >= 2 && ZQ_SCTP_READ_QUEUE <= 65535, "read queue size");
-_Static_assert(ZQ_SCTP_EVENT_QUEUE >= ZQ_SCTP_MAX_STREAMS + 4,
-               "every stream may report WRITABLE at once, plus the association's own events");
-_Static_assert(ZQ_SCTP_MAX_COOKIE >= 128 && ZQ_SCTP_MAX_COOKIE <= 65000, "cookie size");
-
 typedef struct {
     zq_rand_t rand;               /**< required */
     uint16_t local_port;          /**< RFC 8841 a=sctp-port: 5000 */

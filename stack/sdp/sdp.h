@@ -57,35 +57,10 @@
 #include "zq/config.h"
 #include "zq/err.h"
 
-/* ---- Capacities (override them in the ZQ_CONFIG_FILE header, see zq/config.h) -------------- */
-
-/** Remote candidates kept from one description; more are counted in candidates_skipped.
- *  The default matches ZQ_ICE_MAX_REMOTE_CANDIDATES, where they go next. */
-#ifndef ZQ_SDP_MAX_CANDIDATES
-#define ZQ_SDP_MAX_CANDIDATES 8
-#endif
-
-/** Longest a=mid value kept. Browsers use "0", "1", ... (RFC 8829 §5.2.1 leaves it free). */
-#ifndef ZQ_SDP_MID_MAX
-#define ZQ_SDP_MID_MAX 16
-#endif
-
-/** Longest SDP line accepted, without its CRLF. Browsers' longest lines are candidates
- *  (~130 bytes) and fingerprints (~110); the bound keeps a hostile line from being walked
- *  as one giant token. */
-#ifndef ZQ_SDP_LINE_MAX
-#define ZQ_SDP_LINE_MAX 1024
-#endif
-
-_Static_assert(ZQ_SDP_MAX_CANDIDATES >= 1 && ZQ_SDP_MAX_CANDIDATES <= 255,
-               "n_candidates is a byte, and a data channel needs at least one candidate");
-_Static_assert(ZQ_SDP_MID_MAX >= 1 && ZQ_SDP_MID_MAX <= 255, "a mid is 1..255 characters here");
-/* zq must read back every line it writes: a candidate with "a=", the credentials, the mid. */
+/* zq must read back every line it writes: a candidate with "a=" (the credentials and the mid:
+ * zq/config.h, with the capacities). */
 _Static_assert(ZQ_SDP_LINE_MAX >= ICE_CANDIDATE_TEXT_MAX + 2,
                "ZQ_SDP_LINE_MAX cannot hold the longest a=candidate line zq writes");
-_Static_assert(ZQ_SDP_LINE_MAX >= 12 + ZQ_ICE_PWD_MAX && ZQ_SDP_LINE_MAX >= 12 + ZQ_ICE_UFRAG_MAX,
-               "ZQ_SDP_LINE_MAX cannot hold the longest a=ice-pwd or a=ice-ufrag line");
-_Static_assert(ZQ_SDP_LINE_MAX >= 15 + ZQ_SDP_MID_MAX, "ZQ_SDP_LINE_MAX cannot hold a=group");
 
 /** RFC 8839 §5.4: a ufrag has 4 to 256 ice-chars, a password 22 to 256. */
 #define SDP_ICE_UFRAG_MIN 4

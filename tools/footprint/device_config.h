@@ -36,7 +36,7 @@
 #define ZQ_SDP_MAX_CANDIDATES 4
 
 /* ---- SCTP and data channels: one channel per peer (the room's contract) ------------------ */
-#define ZQ_SCTP_MAX_STREAMS 16          /* the minimum sctp.h accepts */
+#define ZQ_SCTP_MAX_STREAMS 16          /* the minimum zq/config.h accepts */
 #define ZQ_SCTP_TRACKER_TSNS 256        /* a 2 KiB window holds far fewer chunks than this */
 #define ZQ_SCTP_READ_QUEUE 16
 #define ZQ_SCTP_EVENT_QUEUE 20
@@ -50,7 +50,7 @@
 #define ZQ_DC_PROTOCOL_MAX 16
 
 /* ---- Broker: small rings and stores ------------------------------------------------------ */
-#define ZQ_BRK_FRAME_MAX 1024           /* <= ZQ_PEER_SEND_BUFFER / 2 (brk.h); the minimum */
+#define ZQ_BRK_FRAME_MAX 1024           /* <= ZQ_PEER_SEND_BUFFER / 2 (zq/config.h); the minimum */
 #define ZQ_BRK_NAME_MAX 64
 #define ZQ_BRK_MAX_SUBS 4
 #define ZQ_BRK_PEER_SUBS 4

@@ -118,28 +118,6 @@ enum {
     SCTP_RECONFIG_IN_PROGRESS = 6,
 };
 
-/* How many list entries a parsed chunk keeps; the rest are counted as dropped, never read past. */
-#ifndef ZQ_SCTP_MAX_GAP_BLOCKS
-#define ZQ_SCTP_MAX_GAP_BLOCKS 16
-#endif
-#ifndef ZQ_SCTP_MAX_DUP_TSNS
-#define ZQ_SCTP_MAX_DUP_TSNS 16
-#endif
-#ifndef ZQ_SCTP_MAX_RESET_STREAMS
-#define ZQ_SCTP_MAX_RESET_STREAMS 16
-#endif
-#ifndef ZQ_SCTP_MAX_FWD_STREAMS
-#define ZQ_SCTP_MAX_FWD_STREAMS 16
-#endif
-
-/** 1: the portable CRC32c is slicing-by-8 (8 KiB of tables in flash, several times faster than
- *  a byte at a time); 0: a byte at a time over one 1 KiB table, for a device that counts its
- *  flash (tools/footprint/device_config.h). Either way the CPU's CRC32c instruction is used
- *  where there is one (stack/sctp/packet/crc32c.c). */
-#ifndef ZQ_SCTP_CRC32C_SLICE8
-#define ZQ_SCTP_CRC32C_SLICE8 1
-#endif
-
 /* ---- Packets and the chunk walk ---------------------------------------------------------- */
 
 typedef struct {
