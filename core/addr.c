@@ -1,5 +1,7 @@
 #include "zq/addr.h"
+#include "zq/bytes.h"
 #include "zq/hex.h"
+#include "zq/text.h"
 
 #include <string.h>
 
@@ -163,25 +165,6 @@ zq_err_t zq_addr_parse_ip(const char *text, size_t len, zq_addr_t *out)
     return err;
 }
 
-static zq_err_t parse_port(const char *s, size_t len, uint16_t *port)
-{
-    unsigned long v = 0;
-    if (len == 0 || len > 5) {
-        return ZQ_ERR_MALFORMED;
-    }
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9') {
-            return ZQ_ERR_MALFORMED;
-        }
-        v = v * 10 + (unsigned long)(s[i] - '0');
-    }
-    if (v > 65535) {
-        return ZQ_ERR_MALFORMED;
-    }
-    *port = (uint16_t)v;
-    return ZQ_OK;
-}
-
 zq_err_t zq_addr_parse(const char *text, size_t len, zq_addr_t *out)
 {
     const char *ip = text;
@@ -209,7 +192,7 @@ zq_err_t zq_addr_parse(const char *text, size_t len, zq_addr_t *out)
     zq_addr_t a;
     zq_err_t err = zq_addr_parse_ip(ip, ip_len_chars, &a);
     if (err == ZQ_OK) {
-        err = parse_port(text + port_off, len - port_off, &a.port);
+        err = zq_parse_port(text + port_off, len - port_off, &a.port);
     }
     if (err == ZQ_OK) {
         *out = a;
@@ -218,34 +201,6 @@ zq_err_t zq_addr_parse(const char *text, size_t len, zq_addr_t *out)
 }
 
 /* ---- formatting --------------------------------------------------------------------------- */
-
-/* Appends the decimal form of v; returns the new length. */
-static size_t put_uint(char *out, size_t at, unsigned v)
-{
-    char digits[10];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n > 0) {
-        out[at++] = digits[--n];
-    }
-    return at;
-}
-
-static size_t put_hex16(char *out, size_t at, uint16_t v)
-{
-    bool started = false;
-    for (int shift = 12; shift >= 0; shift -= 4) {
-        unsigned nib = (v >> shift) & 0xfu;
-        if (nib != 0 || started || shift == 0) {
-            out[at++] = zq_hex_char(nib);
-            started = true;
-        }
-    }
-    return at;
-}
 
 /* RFC 5952 §4.2: compress the longest run (>= 2) of zero groups, the first one on a tie. */
 static void longest_zero_run(const uint16_t w[8], int *start, int *len)
@@ -269,78 +224,75 @@ static void longest_zero_run(const uint16_t w[8], int *start, int *len)
     }
 }
 
-/* Writes into a 48-byte scratch, which always fits. */
-static size_t format_ip_unchecked(const zq_addr_t *a, char *out)
+static void write_v4(zq_writer_t *w, const uint8_t ip[4])
 {
-    size_t at = 0;
-    if (a->family == ZQ_AF_INET4) {
-        for (int i = 0; i < 4; i++) {
-            if (i > 0) {
-                out[at++] = '.';
-            }
-            at = put_uint(out, at, a->ip[i]);
+    for (int i = 0; i < 4; i++) {
+        if (i > 0) {
+            zq_write_char(w, '.');
         }
-        return at;
+        zq_write_udec(w, ip[i]);
     }
-    uint16_t w[8];
+}
+
+/* RFC 5952 §4: lower-case groups without leading zeros, the longest zero run as "::". */
+static void write_v6(zq_writer_t *w, const uint8_t ip[16])
+{
+    uint16_t g[8];
     for (int i = 0; i < 8; i++) {
-        w[i] = (uint16_t)(a->ip[2 * i] << 8 | a->ip[2 * i + 1]);
+        g[i] = zq_load_be16(ip + 2 * i);
     }
     int run_start;
     int run_len;
-    longest_zero_run(w, &run_start, &run_len);
+    longest_zero_run(g, &run_start, &run_len);
     for (int i = 0; i < 8; i++) {
         if (i == run_start) {
-            out[at++] = ':';
-            out[at++] = ':';
+            zq_write_str(w, "::");
             i += run_len - 1;
             continue;
         }
         if (i > 0 && i != run_start + run_len) {
-            out[at++] = ':';
+            zq_write_char(w, ':');
         }
-        at = put_hex16(out, at, w[i]);
+        zq_write_hex(w, g[i]);
     }
-    return at;
 }
 
-static size_t copy_out(const char *scratch, size_t n, char *out, size_t cap)
+static bool is_ip_family(uint8_t family)
 {
-    if (n + 1 > cap) {
-        if (cap > 0) {
-            out[0] = '\0';
-        }
-        return 0;
+    return family == ZQ_AF_INET4 || family == ZQ_AF_INET6;
+}
+
+void zq_addr_write_ip(zq_writer_t *w, const zq_addr_t *addr)
+{
+    if (addr->family == ZQ_AF_INET4) {
+        write_v4(w, addr->ip);
+    } else if (addr->family == ZQ_AF_INET6) {
+        write_v6(w, addr->ip);
     }
-    memcpy(out, scratch, n);
-    out[n] = '\0';
-    return n;
 }
 
 size_t zq_addr_format_ip(const zq_addr_t *addr, char *out, size_t cap)
 {
-    char scratch[ZQ_ADDR_TEXT_MAX];
-    if (addr->family != ZQ_AF_INET4 && addr->family != ZQ_AF_INET6) {
-        return copy_out("", 0, out, cap);
-    }
-    return copy_out(scratch, format_ip_unchecked(addr, scratch), out, cap);
+    zq_writer_t w = zq_text_writer(out, cap);
+    zq_addr_write_ip(&w, addr);
+    return zq_text_end(&w);
 }
 
 size_t zq_addr_format(const zq_addr_t *addr, char *out, size_t cap)
 {
-    char scratch[ZQ_ADDR_TEXT_MAX];
-    size_t at = 0;
-    if (addr->family != ZQ_AF_INET4 && addr->family != ZQ_AF_INET6) {
-        return copy_out("", 0, out, cap);
+    zq_writer_t w = zq_text_writer(out, cap);
+    if (!is_ip_family(addr->family)) {
+        return zq_text_end(&w);
     }
-    if (addr->family == ZQ_AF_INET6) {
-        scratch[at++] = '[';
+    bool v6 = addr->family == ZQ_AF_INET6;
+    if (v6) {
+        zq_write_char(&w, '[');
     }
-    at += format_ip_unchecked(addr, scratch + at);
-    if (addr->family == ZQ_AF_INET6) {
-        scratch[at++] = ']';
+    zq_addr_write_ip(&w, addr);
+    if (v6) {
+        zq_write_char(&w, ']');
     }
-    scratch[at++] = ':';
-    at = put_uint(scratch, at, addr->port);
-    return copy_out(scratch, at, out, cap);
+    zq_write_char(&w, ':');
+    zq_write_udec(&w, addr->port);
+    return zq_text_end(&w);
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zq/bytes.h"
 #include "zq/err.h"
 
 enum { ZQ_AF_NONE = 0, ZQ_AF_INET4 = 4, ZQ_AF_INET6 = 6 };
@@ -40,6 +41,9 @@ zq_err_t zq_addr_parse_ip(const char *text, size_t len, zq_addr_t *out);
 
 /** Parses "ip:port" or "[ipv6]:port". */
 zq_err_t zq_addr_parse(const char *text, size_t len, zq_addr_t *out);
+
+/** Appends the IP alone to @p w (nothing for ZQ_AF_NONE), as zq_addr_format_ip() writes it. */
+void zq_addr_write_ip(zq_writer_t *w, const zq_addr_t *addr);
 
 /** Writes the IP alone, NUL-terminated; returns its length, or 0 if @p cap is too small. */
 size_t zq_addr_format_ip(const zq_addr_t *addr, char *out, size_t cap);
