@@ -5,6 +5,7 @@
 #include "stack/ice/ice_internal.h"
 #include "zq/crypto.h"
 #include "zq/log.h"
+#include "zq/text.h"
 
 /* RFC 8839 §5.4: ice-char = ALPHA / DIGIT / "+" / "/": exactly 64 symbols, 6 bits each. */
 static const char ice_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -141,21 +142,16 @@ uint8_t ice_find_host(const ice_agent_t *a, const zq_addr_t *addr)
 
 /* RFC 8445 §5.1.1.3: candidates share a foundation when they have the same type, base IP and
  * STUN server. A CRC of those, in decimal, as browsers write it. */
-static void make_foundation(ice_cand_type_t type, const zq_addr_t *base, char *out)
+_Static_assert(ZQ_ICE_FOUNDATION_MAX >= 10, "a foundation must hold a CRC-32 in decimal");
+
+static void make_foundation(ice_cand_type_t type, const zq_addr_t *base,
+                            char out[ZQ_ICE_FOUNDATION_MAX + 1])
 {
     uint8_t key[18] = {(uint8_t)type, base->family};
     memcpy(key + 2, base->ip, sizeof base->ip);
-    uint32_t crc = zq_crc32_update(0, key, sizeof key);
-    char digits[10];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + crc % 10);
-        crc /= 10;
-    } while (crc != 0);
-    for (size_t i = 0; i < n; i++) {
-        out[i] = digits[n - 1 - i];
-    }
-    out[n] = '\0';
+    zq_writer_t w = zq_text_writer(out, ZQ_ICE_FOUNDATION_MAX + 1);
+    zq_write_udec(&w, zq_crc32_update(0, key, sizeof key));
+    (void)zq_text_end(&w);
 }
 
 uint8_t ice_add_local(ice_agent_t *a, ice_cand_type_t type, const zq_addr_t *addr,

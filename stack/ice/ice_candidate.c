@@ -20,6 +20,7 @@
 #include "stack/ice/ice.h"
 #include "zq/ascii.h"
 #include "zq/bytes.h"
+#include "zq/text.h"
 
 /* RFC 8445 §5.1.2.2: recommended type preferences. */
 #define TYPE_PREF_HOST 126u
@@ -61,25 +62,15 @@ static bool token_is(const cand_token_t *t, const char *word)
     return true;
 }
 
-/* 1*max_digits DIGIT with a value <= max. No strtoul: the token is not NUL-terminated, and
- * strtoul would also take signs and leading spaces. */
+/* 1*max_digits DIGIT with a value <= max: the grammar caps the digits, leading zeros
+ * included, before the value. */
 static bool parse_decimal(const cand_token_t *t, size_t max_digits, uint32_t max, uint32_t *out)
 {
-    uint32_t v = 0;
-    if (t->len == 0 || t->len > max_digits) {
+    uint64_t v;
+    if (t->len > max_digits || zq_parse_udec(t->p, t->len, max, &v) != ZQ_OK) {
         return false;
     }
-    for (size_t i = 0; i < t->len; i++) {
-        if (!zq_ascii_is_digit(t->p[i])) {
-            return false;
-        }
-        uint32_t d = (uint32_t)(t->p[i] - '0');
-        if (v > (max - d) / 10u) {
-            return false; /* v * 10 + d would pass max (or wrap) */
-        }
-        v = v * 10u + d;
-    }
-    *out = v;
+    *out = (uint32_t)v;
     return true;
 }
 
@@ -289,12 +280,7 @@ static zq_err_t parse_priority(const cand_token_t *t, uint32_t *out)
 
 static zq_err_t parse_port(const cand_token_t *t, uint16_t *out)
 {
-    uint32_t v;
-    if (!parse_decimal(t, 5, 65535, &v)) {
-        return ZQ_ERR_MALFORMED;
-    }
-    *out = (uint16_t)v;
-    return ZQ_OK;
+    return zq_parse_port(t->p, t->len, out);
 }
 
 /* cand-type = "typ" SP candidate-types; an unknown type is a token-valued extension. */
@@ -410,30 +396,6 @@ zq_err_t ice_candidate_parse(const char *line, size_t len, ice_candidate_t *out)
     return err;
 }
 
-static void put_text(zq_writer_t *w, const char *s)
-{
-    zq_write_bytes(w, s, strlen(s));
-}
-
-static void put_uint(zq_writer_t *w, uint32_t v)
-{
-    char digits[10];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0);
-    while (n > 0) {
-        zq_write_u8(w, (uint8_t)digits[--n]);
-    }
-}
-
-static void put_ip(zq_writer_t *w, const zq_addr_t *a)
-{
-    char text[ZQ_ADDR_TEXT_MAX];
-    zq_write_bytes(w, text, zq_addr_format_ip(a, text, sizeof text));
-}
-
 static bool is_ip_family(uint8_t family)
 {
     return family == ZQ_AF_INET4 || family == ZQ_AF_INET6;
@@ -471,38 +433,29 @@ static bool is_formattable(const ice_candidate_t *c)
 
 size_t ice_candidate_format(const ice_candidate_t *cand, char *out, size_t cap)
 {
-    if (out == NULL || cap == 0) {
-        return 0;
-    }
-    out[0] = '\0';
+    zq_writer_t w = zq_text_writer(out, cap);
     if (cand == NULL || !is_formattable(cand)) {
-        return 0;
+        return zq_text_end(&w);
     }
-    zq_writer_t w = zq_writer((uint8_t *)out, cap - 1); /* keeps a byte for the NUL */
-    put_text(&w, "candidate:");
-    put_text(&w, cand->foundation);
-    put_text(&w, " ");
-    put_uint(&w, cand->component);
-    put_text(&w, " udp ");
-    put_uint(&w, cand->priority);
-    put_text(&w, " ");
-    put_ip(&w, &cand->addr);
-    put_text(&w, " ");
-    put_uint(&w, cand->addr.port);
-    put_text(&w, " typ ");
-    put_text(&w, ice_cand_type_name(cand->type));
+    zq_write_str(&w, "candidate:");
+    zq_write_str(&w, cand->foundation);
+    zq_write_char(&w, ' ');
+    zq_write_udec(&w, cand->component);
+    zq_write_str(&w, " udp ");
+    zq_write_udec(&w, cand->priority);
+    zq_write_char(&w, ' ');
+    zq_addr_write_ip(&w, &cand->addr);
+    zq_write_char(&w, ' ');
+    zq_write_udec(&w, cand->addr.port);
+    zq_write_str(&w, " typ ");
+    zq_write_str(&w, ice_cand_type_name(cand->type));
     if (cand->related.family != ZQ_AF_NONE) {
-        put_text(&w, " raddr ");
-        put_ip(&w, &cand->related);
-        put_text(&w, " rport ");
-        put_uint(&w, cand->related.port);
+        zq_write_str(&w, " raddr ");
+        zq_addr_write_ip(&w, &cand->related);
+        zq_write_str(&w, " rport ");
+        zq_write_udec(&w, cand->related.port);
     }
-    if (w.failed) {
-        out[0] = '\0';
-        return 0;
-    }
-    out[w.len] = '\0';
-    return w.len;
+    return zq_text_end(&w);
 }
 
 static uint32_t type_preference(ice_cand_type_t type)
