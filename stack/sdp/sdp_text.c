@@ -13,6 +13,7 @@
 
 #include "stack/sdp/sdp_internal.h"
 #include "zq/ascii.h"
+#include "zq/text.h"
 
 bool sdp_span_ieq(sdp_span_t s, const char *word)
 {
@@ -50,30 +51,14 @@ bool sdp_next_field(sdp_span_t *rest, sdp_span_t *field)
     return field->len > 0;
 }
 
-/* No strtoull: the field is not NUL-terminated, and strtoull would take a sign, spaces and
- * hexadecimal prefixes that SDP's 1*DIGIT does not allow. */
 bool sdp_parse_decimal(sdp_span_t s, uint64_t max, bool saturate, uint64_t *out)
 {
-    uint64_t v = 0;
-    if (s.len == 0) {
-        return false;
+    zq_err_t err = zq_parse_udec(s.p, s.len, max, out);
+    if (err == ZQ_ERR_TOO_LONG && saturate) {
+        *out = max;
+        return true;
     }
-    for (size_t i = 0; i < s.len; i++) {
-        if (!zq_ascii_is_digit(s.p[i])) {
-            return false;
-        }
-        uint64_t d = (uint64_t)(s.p[i] - '0');
-        if (v > (max - d) / 10u) {
-            if (!saturate) {
-                return false;
-            }
-            v = max; /* keep checking that the rest are digits */
-        } else {
-            v = v * 10u + d;
-        }
-    }
-    *out = v;
-    return true;
+    return err == ZQ_OK;
 }
 
 bool sdp_is_ice_chars(const char *p, size_t len)

@@ -26,31 +26,14 @@
 
 #include "stack/sdp/sdp_internal.h"
 #include "zq/bytes.h"
+#include "zq/text.h"
 
 /* RFC 8829 §5.2.1: the m= port and c= address of a section with no candidate yet. */
 #define DUMMY_PORT 9
 
-static void put(zq_writer_t *w, const char *s)
-{
-    zq_write_bytes(w, s, strlen(s));
-}
-
-static void put_u64(zq_writer_t *w, uint64_t v)
-{
-    char digits[20];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v != 0);
-    while (n > 0) {
-        zq_write_u8(w, (uint8_t)digits[--n]);
-    }
-}
-
 static void put_line_end(zq_writer_t *w)
 {
-    put(w, "\r\n");
+    zq_write_str(w, "\r\n");
 }
 
 /* ---- What can be written ------------------------------------------------------------------ */
@@ -100,18 +83,18 @@ static bool writable(const sdp_t *in, sdp_kind_t kind, sdp_setup_t *setup)
 /* RFC 8866 §5 v=, o=, s=, t=, as browsers write them (their o= address is a placeholder too). */
 static void write_session(zq_writer_t *w, const sdp_t *in)
 {
-    put(w, "v=0\r\no=- ");
-    put_u64(w, in->session_id);
-    put(w, " ");
-    put_u64(w, in->session_version);
-    put(w, " IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n");
+    zq_write_str(w, "v=0\r\no=- ");
+    zq_write_udec(w, in->session_id);
+    zq_write_str(w, " ");
+    zq_write_udec(w, in->session_version);
+    zq_write_str(w, " IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n");
     if (in->bundle && in->mid[0] != '\0') {
-        put(w, "a=group:BUNDLE "); /* RFC 8843: our one section's bundle group */
-        put(w, in->mid);
+        zq_write_str(w, "a=group:BUNDLE "); /* RFC 8843: our one section's bundle group */
+        zq_write_str(w, in->mid);
         put_line_end(w);
     }
     if (in->ice_lite) {
-        put(w, "a=ice-lite\r\n");
+        zq_write_str(w, "a=ice-lite\r\n");
     }
 }
 
@@ -124,17 +107,16 @@ static void write_media_line(zq_writer_t *w, const sdp_t *in)
         addr = in->candidates[0].addr;
         addr.port = addr.port != 0 ? addr.port : DUMMY_PORT; /* port 0 would reject the section */
     }
-    put(w, "m=application ");
-    put_u64(w, addr.port);
+    zq_write_str(w, "m=application ");
+    zq_write_udec(w, addr.port);
     if (in->legacy_sctpmap) {
-        put(w, " DTLS/SCTP "); /* draft-ietf-mmusic-sctp-sdp-05: the fmt is the SCTP port */
-        put_u64(w, in->sctp_port);
+        zq_write_str(w, " DTLS/SCTP "); /* draft-ietf-mmusic-sctp-sdp-05: the fmt is the SCTP port */
+        zq_write_udec(w, in->sctp_port);
     } else {
-        put(w, " UDP/DTLS/SCTP webrtc-datachannel"); /* RFC 8841 §4 */
+        zq_write_str(w, " UDP/DTLS/SCTP webrtc-datachannel"); /* RFC 8841 §4 */
     }
-    put(w, addr.family == ZQ_AF_INET6 ? "\r\nc=IN IP6 " : "\r\nc=IN IP4 ");
-    char ip[ZQ_ADDR_TEXT_MAX];
-    zq_write_bytes(w, ip, zq_addr_format_ip(&addr, ip, sizeof ip));
+    zq_write_str(w, addr.family == ZQ_AF_INET6 ? "\r\nc=IN IP6 " : "\r\nc=IN IP4 ");
+    zq_addr_write_ip(w, &addr);
     put_line_end(w);
 }
 
@@ -147,76 +129,67 @@ static void write_candidates(zq_writer_t *w, const sdp_t *in)
             w->failed = true; /* a candidate no peer could parse: no description at all */
             return;
         }
-        put(w, "a=");
+        zq_write_str(w, "a=");
         zq_write_bytes(w, text, n);
         put_line_end(w);
     }
     if (in->end_of_candidates) {
-        put(w, "a=end-of-candidates\r\n");
+        zq_write_str(w, "a=end-of-candidates\r\n");
     }
 }
 
 static void write_transport(zq_writer_t *w, const sdp_t *in, sdp_setup_t setup)
 {
-    put(w, "a=ice-ufrag:");
-    put(w, in->ice_ufrag);
-    put(w, "\r\na=ice-pwd:");
-    put(w, in->ice_pwd);
+    zq_write_str(w, "a=ice-ufrag:");
+    zq_write_str(w, in->ice_ufrag);
+    zq_write_str(w, "\r\na=ice-pwd:");
+    zq_write_str(w, in->ice_pwd);
     put_line_end(w);
     if (in->ice_trickle) {
-        put(w, "a=ice-options:trickle\r\n");
+        zq_write_str(w, "a=ice-options:trickle\r\n");
     }
     char fp[DTLS_FINGERPRINT_TEXT_MAX];
     size_t n = dtls_fingerprint_format(&in->fingerprint, fp, sizeof fp);
-    put(w, "a=fingerprint:");
+    zq_write_str(w, "a=fingerprint:");
     zq_write_bytes(w, fp, n);
-    put(w, "\r\na=setup:");
-    put(w, sdp_setup_name(setup));
+    zq_write_str(w, "\r\na=setup:");
+    zq_write_str(w, sdp_setup_name(setup));
     put_line_end(w);
 }
 
 static void write_sctp(zq_writer_t *w, const sdp_t *in)
 {
     if (in->mid[0] != '\0') {
-        put(w, "a=mid:");
-        put(w, in->mid);
+        zq_write_str(w, "a=mid:");
+        zq_write_str(w, in->mid);
         put_line_end(w);
     }
     if (in->legacy_sctpmap) {
         /* 65535 streams, as Chromium's and aiortc's legacy lines say. */
-        put(w, "a=sctpmap:");
-        put_u64(w, in->sctp_port);
-        put(w, " webrtc-datachannel 65535\r\n");
+        zq_write_str(w, "a=sctpmap:");
+        zq_write_udec(w, in->sctp_port);
+        zq_write_str(w, " webrtc-datachannel 65535\r\n");
     } else {
-        put(w, "a=sctp-port:");
-        put_u64(w, in->sctp_port);
+        zq_write_str(w, "a=sctp-port:");
+        zq_write_udec(w, in->sctp_port);
         put_line_end(w);
     }
-    put(w, "a=max-message-size:");
-    put_u64(w, in->max_message_size);
+    zq_write_str(w, "a=max-message-size:");
+    zq_write_udec(w, in->max_message_size);
     put_line_end(w);
 }
 
 size_t sdp_write(const sdp_t *in, sdp_kind_t kind, char *out, size_t cap)
 {
-    if (out == NULL || cap == 0) {
-        return 0;
-    }
-    out[0] = '\0';
+    zq_writer_t w = zq_text_writer(out, cap);
     sdp_setup_t setup;
     if (in == NULL || !writable(in, kind, &setup)) {
-        return 0;
+        return zq_text_end(&w);
     }
-    zq_writer_t w = zq_writer((uint8_t *)out, cap - 1); /* keeps a byte for the NUL */
     write_session(&w, in);
     write_media_line(&w, in);
     write_candidates(&w, in);
     write_transport(&w, in, setup);
     write_sctp(&w, in);
-    if (w.failed) {
-        out[0] = '\0';
-        return 0;
-    }
-    out[w.len] = '\0';
-    return w.len;
+    return zq_text_end(&w);
 }
