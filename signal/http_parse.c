@@ -7,6 +7,7 @@
 #include "signal/http_internal.h"
 #include "zq/ascii.h"
 #include "zq/base64.h"
+#include "zq/text.h"
 
 bool http_is_tchar(char c)
 {
@@ -296,14 +297,8 @@ static zq_err_t parse_status_line(http_response_t *res, const char *line, size_t
     if (err != ZQ_OK) {
         return err;
     }
-    unsigned code = 0;
-    for (size_t i = 9; i < 12; i++) {
-        if (line[i] < '0' || line[i] > '9') {
-            return ZQ_ERR_MALFORMED;
-        }
-        code = code * 10 + (unsigned)(line[i] - '0');
-    }
-    if (code < 100 || code > 599) {
+    uint64_t code;
+    if (zq_parse_udec(line + 9, 3, 599, &code) != ZQ_OK || code < 100) {
         return ZQ_ERR_MALFORMED;
     }
     res->status = (uint16_t)code;
@@ -406,27 +401,6 @@ bool http_path_is(const http_request_t *req, const char *path)
     return req->path_len == len && memcmp(req->path, path, len) == 0;
 }
 
-/* §6.3: Content-Length = 1*DIGIT */
-static zq_err_t parse_decimal(const char *s, size_t len, size_t *out)
-{
-    if (len == 0) {
-        return ZQ_ERR_MALFORMED;
-    }
-    size_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9') {
-            return ZQ_ERR_MALFORMED;
-        }
-        unsigned d = (unsigned)(s[i] - '0');
-        if (v > (SIZE_MAX - d) / 10) {
-            return ZQ_ERR_TOO_LONG;
-        }
-        v = v * 10 + d;
-    }
-    *out = v;
-    return ZQ_OK;
-}
-
 zq_err_t http_content_length(const http_request_t *req, size_t *out)
 {
     if (count_headers(req->headers, req->n_headers, "Transfer-Encoding") > 0) {
@@ -439,8 +413,8 @@ zq_err_t http_content_length(const http_request_t *req, size_t *out)
         if (h->name_len != 14 || !http_ascii_ieq(h->name, "Content-Length", 14)) {
             continue;
         }
-        size_t v;
-        zq_err_t err = parse_decimal(h->value, h->value_len, &v);
+        uint64_t v; /* §6.3: Content-Length = 1*DIGIT, too long past what a size_t holds */
+        zq_err_t err = zq_parse_udec(h->value, h->value_len, SIZE_MAX, &v);
         if (err != ZQ_OK) {
             return err;
         }
@@ -448,7 +422,7 @@ zq_err_t http_content_length(const http_request_t *req, size_t *out)
             return ZQ_ERR_MALFORMED; /* §6.3: conflicting lengths are unrecoverable */
         }
         seen = true;
-        len = v;
+        len = (size_t)v;
     }
     *out = len;
     return ZQ_OK;

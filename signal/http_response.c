@@ -5,6 +5,7 @@
 
 #include "signal/http.h"
 #include "signal/http_internal.h"
+#include "zq/text.h"
 
 const char *http_reason(int status)
 {
@@ -29,22 +30,6 @@ const char *http_reason(int status)
     case 505: return "HTTP Version Not Supported";
     default: return "Unknown";
     }
-}
-
-static void put_str(zq_writer_t *w, const char *s)
-{
-    zq_write_bytes(w, s, strlen(s));
-}
-
-static void put_decimal(zq_writer_t *w, size_t v)
-{
-    char buf[24];
-    size_t i = sizeof buf;
-    do {
-        buf[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    zq_write_bytes(w, buf + i, sizeof buf - i);
 }
 
 static bool value_ok(const char *s)
@@ -77,27 +62,27 @@ zq_err_t http_response_head(zq_writer_t *w, int status, const char *content_type
         (extra_headers != NULL && !http_field_lines_ok(extra_headers))) {
         return ZQ_ERR_INVALID_ARG;
     }
-    put_str(w, "HTTP/1.1 ");
-    put_decimal(w, (size_t)status);
-    zq_write_u8(w, ' ');
-    put_str(w, http_reason(status));
-    put_str(w, "\r\n");
+    zq_write_str(w, "HTTP/1.1 ");
+    zq_write_udec(w, (uint64_t)status);
+    zq_write_char(w, ' ');
+    zq_write_str(w, http_reason(status));
+    zq_write_str(w, "\r\n");
     if (content_type != NULL) {
-        put_str(w, "Content-Type: ");
-        put_str(w, content_type);
-        put_str(w, "\r\n");
+        zq_write_str(w, "Content-Type: ");
+        zq_write_str(w, content_type);
+        zq_write_str(w, "\r\n");
     }
     /* §6.3: a 1xx or 204 response carries no Content-Length. */
     if (status >= 200 && status != 204) {
-        put_str(w, "Content-Length: ");
-        put_decimal(w, content_length);
-        put_str(w, "\r\n");
+        zq_write_str(w, "Content-Length: ");
+        zq_write_udec(w, content_length);
+        zq_write_str(w, "\r\n");
     }
-    put_str(w, "Connection: close\r\nCache-Control: no-store\r\n");
+    zq_write_str(w, "Connection: close\r\nCache-Control: no-store\r\n");
     if (extra_headers != NULL) {
-        put_str(w, extra_headers);
+        zq_write_str(w, extra_headers);
     }
-    put_str(w, "\r\n");
+    zq_write_str(w, "\r\n");
     return w->failed ? ZQ_ERR_NO_SPACE : ZQ_OK;
 }
 
