@@ -7,11 +7,20 @@
 #include "core/json_internal.h"
 #include "zq/utf8.h"
 #include "zq/hex.h"
+#include "zq/text.h"
 
 static void fail(json_writer_t *w, zq_err_t err)
 {
     if (w->err == ZQ_OK) {
         w->err = err;
+    }
+}
+
+/* A write that did not fit (zq/text.h writes numbers whole or not at all) is NO_SPACE here. */
+static void note_room(json_writer_t *w)
+{
+    if (w->out.failed) {
+        fail(w, ZQ_ERR_NO_SPACE);
     }
 }
 
@@ -21,9 +30,7 @@ static void put(json_writer_t *w, const void *s, size_t n)
         return;
     }
     zq_write_bytes(&w->out, s, n);
-    if (w->out.failed) {
-        fail(w, ZQ_ERR_NO_SPACE);
-    }
+    note_room(w);
 }
 
 static void put_char(json_writer_t *w, char c)
@@ -218,39 +225,33 @@ void json_string(json_writer_t *w, const char *s, size_t len)
     }
 }
 
-/* Decimal digits of v, most significant first, into the end of buf[20]; returns the start. */
-static char *format_u64(uint64_t v, char buf[20])
+static void put_udec(json_writer_t *w, uint64_t v)
 {
-    char *p = buf + 20;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    return p;
+    if (w->err == ZQ_OK) {
+        zq_write_udec(&w->out, v);
+        note_room(w);
+    }
 }
 
-static void put_u64(json_writer_t *w, uint64_t v, bool neg)
+static void put_sdec(json_writer_t *w, int64_t v)
 {
-    char buf[20];
-    char *p = format_u64(v, buf);
-    if (neg) {
-        put_char(w, '-');
+    if (w->err == ZQ_OK) {
+        zq_write_sdec(&w->out, v);
+        note_room(w);
     }
-    put(w, p, (size_t)(buf + 20 - p));
 }
 
 void json_uint64(json_writer_t *w, uint64_t v)
 {
     if (begin_value(w)) {
-        put_u64(w, v, false);
+        put_udec(w, v);
     }
 }
 
 void json_int64(json_writer_t *w, int64_t v)
 {
     if (begin_value(w)) {
-        uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-        put_u64(w, mag, v < 0);
+        put_sdec(w, v);
     }
 }
 
@@ -325,12 +326,7 @@ static void put_decimal(json_writer_t *w, const char *d, size_t n, int e)
             put(w, d + 1, n - 1);
         }
         put_char(w, 'e');
-        char buf[20];
-        char *p = format_u64((uint64_t)(e < 0 ? -e : e), buf);
-        if (e < 0) {
-            put_char(w, '-');
-        }
-        put(w, p, (size_t)(buf + 20 - p));
+        put_sdec(w, e);
     }
 }
 
@@ -345,14 +341,18 @@ void json_double(json_writer_t *w, double v)
     }
     double mag = v < 0 ? -v : v;
     if (mag < 18446744073709551616.0 && mag == (double)(uint64_t)mag) {
-        put_u64(w, (uint64_t)mag, v < 0 && mag != 0); /* whole numbers exactly: "3", "0" */
+        if (v < 0 && mag != 0) {
+            put_char(w, '-');
+        }
+        put_udec(w, (uint64_t)mag); /* whole numbers exactly: "3", "0" */
         return;
     }
     int e;
     uint64_t m = double_digits(mag, &e);
-    char buf[20];
-    char *d = format_u64(m, buf);
-    size_t n = DOUBLE_DIGITS;
+    char d[20];
+    zq_writer_t digits = zq_writer((uint8_t *)d, sizeof d);
+    zq_write_udec(&digits, m); /* exactly DOUBLE_DIGITS: m is in [10^14, 10^15) */
+    size_t n = digits.len;
     while (n > 1 && d[n - 1] == '0') {
         n--;
     }
