@@ -2,12 +2,12 @@
  * signal/ws.h's connection over the port's TCP. */
 #include "zq_esp32_ws.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "lwip/netdb.h"
 #include "port/bsd/bsd_socket.h"
 #include "port/bsd/ws_socket.h"
+#include "signal/ws_url.h"
 
 /* Socket reads per service before the loop gets back to its timers and the UDP socket. */
 #define READS_PER_SERVICE 8
@@ -15,91 +15,29 @@
  * answer (zq signal's is ~130 bytes; a proxy's a few hundred). */
 #define HEAD_MAX 1024
 
-/* ---- URL (RFC 6455 §3) ------------------------------------------------------------------- */
-
-static bool lower_prefix(const char *s, const char *prefix)
-{
-    for (; *prefix != '\0'; s++, prefix++) {
-        char ch = (*s >= 'A' && *s <= 'Z') ? (char)(*s - 'A' + 'a') : *s;
-        if (ch != *prefix) {
-            return false;
-        }
-    }
-    return true;
-}
-
-static bool host_char(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           ch == '-' || ch == '.' || ch == '_';
-}
-
-static zq_err_t parse_port(const char *p, size_t len, uint16_t *port)
-{
-    uint32_t v = 0;
-    if (len == 0 || len > 5) {
-        return ZQ_ERR_MALFORMED;
-    }
-    for (size_t i = 0; i < len; i++) {
-        if (p[i] < '0' || p[i] > '9') {
-            return ZQ_ERR_MALFORMED;
-        }
-        v = v * 10u + (uint32_t)(p[i] - '0');
-    }
-    if (v == 0 || v > 65535u) {
-        return ZQ_ERR_MALFORMED;
-    }
-    *port = (uint16_t)v;
-    return ZQ_OK;
-}
+/* ---- URL: signal/ws_url.h's parts, copied into this port's smaller buffers --------------- */
 
 zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **why)
 {
     memset(out, 0, sizeof *out);
-    if (lower_prefix(url, "wss://")) {
-        *why = "wss:// is not supported: use ws:// (put a TLS proxy in front of the server)";
-        return ZQ_ERR_UNSUPPORTED;
+    ws_url_t u;
+    zq_err_t err = ws_url_parse(url, strlen(url), &u, why);
+    if (err != ZQ_OK) {
+        return err;
     }
-    if (!lower_prefix(url, "ws://")) {
-        *why = "a WebSocket URL starts with ws://";
-        return ZQ_ERR_MALFORMED;
-    }
-    const char *host = url + 5;
-    if (*host == '[') {
+    if (u.addr.family == ZQ_AF_INET6) {
         *why = "IPv6 addresses are not supported here: use an IPv4 address or a name";
-        return ZQ_ERR_UNSUPPORTED;
+        return ZQ_ERR_UNSUPPORTED; /* resolve() and the runner's sockets are IPv4 */
     }
-    size_t host_len = strcspn(host, ":/?#");
-    const char *rest = host + host_len;
-    for (size_t i = 0; i < host_len; i++) {
-        if (!host_char(host[i])) {
-            *why = "the host has characters a host name cannot have";
-            return ZQ_ERR_MALFORMED;
-        }
+    if (ws_url_copy_host(&u, out->host, sizeof out->host) != ZQ_OK) {
+        *why = "the host name is too long";
+        return ZQ_ERR_TOO_LONG;
     }
-    if (host_len == 0 || host_len >= sizeof out->host) {
-        *why = host_len == 0 ? "the URL has no host" : "the host name is too long";
-        return host_len == 0 ? ZQ_ERR_MALFORMED : ZQ_ERR_TOO_LONG;
-    }
-    memcpy(out->host, host, host_len);
-    out->port = 80;
-    if (*rest == ':') {
-        size_t port_len = strcspn(rest + 1, "/?#");
-        if (parse_port(rest + 1, port_len, &out->port) != ZQ_OK) {
-            *why = "the port must be 1-65535";
-            return ZQ_ERR_MALFORMED;
-        }
-        rest += 1 + port_len;
-    }
-    if (strchr(rest, '#') != NULL || strpbrk(rest, " \t\r\n") != NULL) {
-        *why = "the path has a fragment, spaces or control characters";
-        return ZQ_ERR_MALFORMED;
-    }
-    int n = snprintf(out->path, sizeof out->path, "%s%s", *rest == '/' ? "" : "/", rest);
-    if (n < 0 || (size_t)n >= sizeof out->path) {
+    if (ws_url_copy_target(&u, out->path, sizeof out->path) != ZQ_OK) {
         *why = "the path is too long";
         return ZQ_ERR_TOO_LONG;
     }
+    out->port = u.port;
     return ZQ_OK;
 }
 

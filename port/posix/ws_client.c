@@ -2,169 +2,17 @@
  * then the loop's readable/writable callbacks feeding signal/ws.h's connection. */
 #include "port/posix/ws_client.h"
 
-#include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "port/bsd/ws_socket.h"
 #include "cli/cli.h"
 #include "signal/http.h"
+#include "signal/ws_url.h"
 
 /* Reads per wake-up before the loop gets to its other fds and timers again. */
 #define READS_PER_WAKE 16
 
-/* ---- URL (RFC 6455 §3: ws-URI = "ws:" "//" host [ ":" port ] path [ "?" query ]) ------------- */
-
-static zq_err_t parse_scheme(const char *url, const char **rest, const char **why)
-{
-    /* RFC 3986 §3.1: schemes are case-insensitive. */
-    if (strncasecmp(url, "ws://", 5) == 0) {
-        *rest = url + 5;
-        return ZQ_OK;
-    }
-    if (strncasecmp(url, "wss://", 6) == 0) {
-        *why = "wss:// is not supported, use ws:// (TLS to the signalling server is a reverse "
-               "proxy's job)";
-        return ZQ_ERR_UNSUPPORTED;
-    }
-    *why = "a WebSocket URL starts with ws://";
-    return ZQ_ERR_MALFORMED;
-}
-
-/* A registered name (RFC 3986 §3.2.2) as DNS spells it: letters, digits, '-', '.', '_'. */
-static bool name_ok(const char *host, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        char ch = host[i];
-        bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                     (ch >= '0' && ch <= '9');
-        if (!alnum && ch != '-' && ch != '.' && ch != '_') {
-            return false;
-        }
-    }
-    return true;
-}
-
-static zq_err_t parse_port(const char *text, size_t len, uint16_t *port, const char **why)
-{
-    char digits[8];
-    uint32_t value;
-    if (len == 0 || len >= sizeof digits) {
-        *why = "the port must be 1-65535";
-        return ZQ_ERR_MALFORMED;
-    }
-    memcpy(digits, text, len);
-    digits[len] = '\0';
-    if (zq_cli_parse_u32(digits, 1, 65535, &value) != ZQ_OK) {
-        *why = "the port must be 1-65535";
-        return ZQ_ERR_MALFORMED;
-    }
-    *port = (uint16_t)value;
-    return ZQ_OK;
-}
-
-/* Splits "host[:port]" or "[v6][:port]" into the host and what follows it (NULL: no port). */
-static zq_err_t split_host(const char *auth, size_t len, const char **host, size_t *host_len,
-                           const char **port, const char **why)
-{
-    const char *end = auth + len;
-    *port = NULL;
-    if (len > 0 && auth[0] == '[') {
-        const char *close = memchr(auth, ']', len);
-        if (close == NULL || (close + 1 != end && close[1] != ':')) {
-            *why = "an IPv6 host is written [address] or [address]:port";
-            return ZQ_ERR_MALFORMED;
-        }
-        *host = auth + 1;
-        *host_len = (size_t)(close - *host);
-        *port = close + 1 != end ? close + 2 : NULL;
-        return ZQ_OK;
-    }
-    const char *colon = memchr(auth, ':', len);
-    *host = auth;
-    *host_len = colon != NULL ? (size_t)(colon - auth) : len;
-    if (colon != NULL && memchr(colon + 1, ':', (size_t)(end - colon - 1)) != NULL) {
-        *why = "an IPv6 host must be in brackets: ws://[::1]:8080";
-        return ZQ_ERR_MALFORMED;
-    }
-    *port = colon != NULL ? colon + 1 : NULL;
-    return ZQ_OK;
-}
-
-/* A numeric host fills out->addr now; a name is resolved at open. */
-static zq_err_t check_host(const char *host, size_t len, bool bracketed, zq_ws_url_t *out,
-                           const char **why)
-{
-    if (len == 0) {
-        *why = "the URL has no host";
-        return ZQ_ERR_MALFORMED;
-    }
-    if (len >= sizeof out->host) {
-        *why = "the host name is too long";
-        return ZQ_ERR_TOO_LONG;
-    }
-    zq_addr_t ip;
-    bool numeric = zq_addr_parse_ip(host, len, &ip) == ZQ_OK;
-    if (bracketed && (!numeric || ip.family != ZQ_AF_INET6)) {
-        *why = "the host in brackets is not an IPv6 address";
-        return ZQ_ERR_MALFORMED;
-    }
-    if (!numeric && !name_ok(host, len)) {
-        *why = "the host has characters a host name cannot have";
-        return ZQ_ERR_MALFORMED;
-    }
-    memcpy(out->host, host, len);
-    out->host[len] = '\0';
-    if (numeric) {
-        out->addr = ip;
-    }
-    return ZQ_OK;
-}
-
-static zq_err_t parse_authority(const char *auth, size_t len, zq_ws_url_t *out, const char **why)
-{
-    if (memchr(auth, '@', len) != NULL) {
-        *why = "user information (user@host) is not supported in a ws:// URL";
-        return ZQ_ERR_MALFORMED;
-    }
-    const char *host;
-    size_t host_len;
-    const char *port;
-    zq_err_t err = split_host(auth, len, &host, &host_len, &port, why);
-    if (err == ZQ_OK) {
-        err = check_host(host, host_len, len > 0 && auth[0] == '[', out, why);
-    }
-    if (err != ZQ_OK) {
-        return err;
-    }
-    out->port = 80; /* §3: the default port of ws */
-    if (port != NULL) {
-        err = parse_port(port, (size_t)(auth + len - port), &out->port, why);
-    }
-    out->addr.port = out->port;
-    return err;
-}
-
-/* The request-target (§3: path and query; "/" if empty), visible ASCII only (RFC 9112 §3.2). */
-static zq_err_t parse_target(const char *p, zq_ws_url_t *out, const char **why)
-{
-    if (strchr(p, '#') != NULL) {
-        *why = "a WebSocket URL has no fragment (RFC 6455 §3)";
-        return ZQ_ERR_MALFORMED;
-    }
-    for (const char *q = p; *q != '\0'; q++) {
-        if (*q < 0x21 || *q > 0x7E) {
-            *why = "the path has spaces or control characters";
-            return ZQ_ERR_MALFORMED;
-        }
-    }
-    int n = snprintf(out->path, sizeof out->path, "%s%s", *p == '/' ? "" : "/", p);
-    if (n < 0 || (size_t)n >= sizeof out->path) {
-        *why = "the path is too long";
-        return ZQ_ERR_TOO_LONG;
-    }
-    return ZQ_OK;
-}
+/* ---- URL: signal/ws_url.h's parts, copied into this client's buffers ----------------------- */
 
 zq_err_t zq_ws_url_parse(const char *url, zq_ws_url_t *out, const char **why)
 {
@@ -173,17 +21,22 @@ zq_err_t zq_ws_url_parse(const char *url, zq_ws_url_t *out, const char **why)
         why = &ignored;
     }
     memset(out, 0, sizeof *out);
-    const char *rest;
-    zq_err_t err = parse_scheme(url, &rest, why);
+    ws_url_t u;
+    zq_err_t err = ws_url_parse(url, strlen(url), &u, why);
     if (err != ZQ_OK) {
         return err;
     }
-    size_t auth_len = strcspn(rest, "/?#");
-    err = parse_authority(rest, auth_len, out, why);
-    if (err == ZQ_OK) {
-        err = parse_target(rest + auth_len, out, why);
+    if (ws_url_copy_host(&u, out->host, sizeof out->host) != ZQ_OK) {
+        *why = "the host name is too long";
+        return ZQ_ERR_TOO_LONG;
     }
-    return err;
+    if (ws_url_copy_target(&u, out->path, sizeof out->path) != ZQ_OK) {
+        *why = "the path is too long";
+        return ZQ_ERR_TOO_LONG;
+    }
+    out->port = u.port;
+    out->addr = u.addr;
+    return ZQ_OK;
 }
 
 /* ---- Opening: connect, then port/bsd's §4.1 handshake, each bounded by the timeout ---------- */

@@ -48,9 +48,10 @@ typedef struct {
 } zq_ws_url_t;
 
 /**
- * Parses @p url. The scheme is case-insensitive; the host may be a name, an IPv4 address or an
- * [IPv6] address; a fragment is refused (RFC 6455 §3), as are user information, an empty host,
- * a port outside 1-65535 and a path with spaces or control characters.
+ * Parses @p url with signal/ws_url.h's ws_url_parse(), into this client's buffers: the scheme
+ * is case-insensitive; the host may be a name, an IPv4 address or an [IPv6] address; a
+ * fragment is refused (RFC 6455 §3), as are user information, an empty host, a port outside
+ * 1-65535 and a path with spaces or control characters.
  * @param why set on failure to a static English reason.
  * @return ZQ_OK; ZQ_ERR_UNSUPPORTED for `wss://`; ZQ_ERR_MALFORMED otherwise; ZQ_ERR_TOO_LONG
  *         for a host or path that does not fit.

@@ -24,7 +24,8 @@ typedef struct {
     char path[96];  /**< request-target, "/" if the URL has none */
 } zq_esp32_url_t;
 
-/** Parses `ws://host[:port][/path]`. @param why a static reason on failure.
+/** Parses `ws://host[:port][/path]` with signal/ws_url.h's rules, into this port's buffers.
+ *  @param why a static reason on failure.
  *  @return ZQ_OK, ZQ_ERR_UNSUPPORTED (wss://, IPv6 literals), ZQ_ERR_MALFORMED,
  *          ZQ_ERR_TOO_LONG. */
 zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **why);
