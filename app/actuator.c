@@ -1,10 +1,10 @@
 /* The demo's actuator device (see actuator.h). */
-#include <stdio.h>
 #include <string.h>
 
 #include "app/actuator.h"
 #include "app/app.h"
 #include "zq/json.h"
+#include "zq/text.h"
 
 zq_err_t actuator_init(actuator_t *a, brk_t *brk, uint64_t now, const char *name,
                        uint32_t job_ms, actuator_led_fn led, void *led_ctx)
@@ -15,7 +15,11 @@ zq_err_t actuator_init(actuator_t *a, brk_t *brk, uint64_t now, const char *name
     memset(a, 0, sizeof *a);
     a->brk = brk;
     memcpy(a->name, name, strlen(name) + 1);
-    (void)snprintf(a->led_topic, sizeof a->led_topic, "actuators.%s.led", name);
+    zq_writer_t topic = zq_text_writer(a->led_topic, sizeof a->led_topic);
+    zq_write_str(&topic, "actuators.");
+    zq_write_str(&topic, name);
+    zq_write_str(&topic, ".led");
+    (void)zq_text_end(&topic); /* sized for the longest name app_name_ok() takes */
     a->job_ms = job_ms;
     a->led = led;
     a->led_ctx = led_ctx;
@@ -102,14 +106,22 @@ static void next_job(actuator_t *a, uint64_t now)
 static void answer_status(actuator_t *a, uint64_t now, uint32_t handle)
 {
     char json[192];
-    int n = snprintf(json, sizeof json,
-                     "{\"name\":\"%s\",\"kind\":\"actuator\",\"uptime\":%lu,\"led\":\"%s\","
-                     "\"jobs_done\":%lu,\"jobs_failed\":%lu,\"commands\":%lu}",
-                     a->name, (unsigned long)((now - a->started_at) / 1000u),
-                     a->led_on ? "on" : "off", (unsigned long)a->jobs_done,
-                     (unsigned long)a->jobs_failed, (unsigned long)a->commands);
-    if (n > 0 && (size_t)n < sizeof json) {
-        app_reply_status(a->brk, now, handle, json, (size_t)n);
+    zq_writer_t w = zq_text_writer(json, sizeof json);
+    zq_write_str(&w, "{\"name\":\"");
+    zq_write_str(&w, a->name);
+    zq_write_str(&w, "\",\"kind\":\"actuator\",\"uptime\":");
+    zq_write_udec(&w, (now - a->started_at) / 1000u);
+    zq_write_str(&w, a->led_on ? ",\"led\":\"on\"" : ",\"led\":\"off\"");
+    zq_write_str(&w, ",\"jobs_done\":");
+    zq_write_udec(&w, a->jobs_done);
+    zq_write_str(&w, ",\"jobs_failed\":");
+    zq_write_udec(&w, a->jobs_failed);
+    zq_write_str(&w, ",\"commands\":");
+    zq_write_udec(&w, a->commands);
+    zq_write_char(&w, '}');
+    size_t n = zq_text_end(&w);
+    if (n > 0) {
+        app_reply_status(a->brk, now, handle, json, n);
     }
 }
 

@@ -1,9 +1,9 @@
 /* What the demo's device apps share (see app.h). */
-#include <stdio.h>
 #include <string.h>
 
 #include "app/app.h"
 #include "zq/json.h"
+#include "zq/text.h"
 
 bool app_name_ok(const char *name)
 {
@@ -22,11 +22,15 @@ bool app_name_ok(const char *name)
     return true;
 }
 
-size_t app_format_centi(char *out, size_t cap, long centi)
+void app_write_centi(zq_writer_t *w, int32_t centi)
 {
-    unsigned long a = centi < 0 ? (unsigned long)(-centi) : (unsigned long)centi;
-    int n = snprintf(out, cap, "%s%lu.%02lu", centi < 0 ? "-" : "", a / 100, a % 100);
-    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+    uint32_t a = centi < 0 ? 0u - (uint32_t)centi : (uint32_t)centi;
+    if (centi < 0) {
+        zq_write_char(w, '-');
+    }
+    zq_write_udec(w, a / 100u);
+    zq_write_str(w, a % 100u < 10u ? ".0" : ".");
+    zq_write_udec(w, a % 100u);
 }
 
 bool app_payload_says(brk_str_t payload, const char *key, const char *word)

@@ -7,13 +7,14 @@
 #include <stdint.h>
 
 #include "broker/brk.h"
+#include "zq/bytes.h"
 
 /** A device name: 1-31 characters of [A-Za-z0-9_-] (it goes into topics). */
 bool app_name_ok(const char *name);
 
-/** Writes @p centi / 100 with two decimals ("-3.07"): readings without printf's floating
- *  point, which newlib-nano leaves out. @return the length, 0 if @p cap is too small. */
-size_t app_format_centi(char *out, size_t cap, long centi);
+/** Appends @p centi / 100 with two decimals ("-3.07"): readings without printf's floating
+ *  point, which newlib-nano leaves out. */
+void app_write_centi(zq_writer_t *w, int32_t centi);
 
 /** The text of a JSON string payload ("\"on\"" -> on) compared with @p word, or the string
  *  member @p key of an object payload ({"state":"on"}). */

@@ -1,9 +1,9 @@
 /* The demo's sensor device (see sensor.h). */
-#include <stdio.h>
 #include <string.h>
 
 #include "app/app.h"
 #include "app/sensor.h"
+#include "zq/text.h"
 
 zq_err_t sensor_init(sensor_t *s, brk_t *brk, uint64_t now, const char *name,
                      uint32_t period_ms, sensor_read_fn read, void *read_ctx)
@@ -14,7 +14,10 @@ zq_err_t sensor_init(sensor_t *s, brk_t *brk, uint64_t now, const char *name,
     memset(s, 0, sizeof *s);
     s->brk = brk;
     memcpy(s->name, name, strlen(name) + 1);
-    (void)snprintf(s->topic, sizeof s->topic, "sensors.%s", name);
+    zq_writer_t topic = zq_text_writer(s->topic, sizeof s->topic);
+    zq_write_str(&topic, "sensors.");
+    zq_write_str(&topic, name);
+    (void)zq_text_end(&topic); /* sized for the longest name app_name_ok() takes */
     s->period_ms = period_ms;
     s->read = read;
     s->read_ctx = read_ctx;
@@ -31,15 +34,15 @@ zq_err_t sensor_start(sensor_t *s, uint64_t now)
 /* {"temperature":21.34,"humidity":45.10,"uptime":123} */
 static size_t reading_json(const sensor_t *s, uint64_t now, char *out, size_t cap)
 {
-    char t[24];
-    char h[24];
-    if (app_format_centi(t, sizeof t, s->last.temperature_centi) == 0 ||
-        app_format_centi(h, sizeof h, s->last.humidity_centi) == 0) {
-        return 0;
-    }
-    int n = snprintf(out, cap, "{\"temperature\":%s,\"humidity\":%s,\"uptime\":%lu}", t, h,
-                     (unsigned long)((now - s->started_at) / 1000u));
-    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+    zq_writer_t w = zq_text_writer(out, cap);
+    zq_write_str(&w, "{\"temperature\":");
+    app_write_centi(&w, s->last.temperature_centi);
+    zq_write_str(&w, ",\"humidity\":");
+    app_write_centi(&w, s->last.humidity_centi);
+    zq_write_str(&w, ",\"uptime\":");
+    zq_write_udec(&w, (now - s->started_at) / 1000u);
+    zq_write_char(&w, '}');
+    return zq_text_end(&w);
 }
 
 void sensor_tick(sensor_t *s, uint64_t now)
@@ -75,16 +78,20 @@ bool sensor_handle_event(sensor_t *s, uint64_t now, const brk_event_t *ev)
         memcmp(ev->topic.p, "status", 6) != 0) {
         return false;
     }
-    char t[24];
     char json[160];
-    (void)app_format_centi(t, sizeof t, s->last.temperature_centi);
-    int n = snprintf(json, sizeof json,
-                     "{\"name\":\"%s\",\"kind\":\"sensor\",\"uptime\":%lu,\"published\":%lu,"
-                     "\"temperature\":%s}",
-                     s->name, (unsigned long)((now - s->started_at) / 1000u),
-                     (unsigned long)s->published, t);
-    if (n > 0 && (size_t)n < sizeof json) {
-        app_reply_status(s->brk, now, ev->handle, json, (size_t)n);
+    zq_writer_t w = zq_text_writer(json, sizeof json);
+    zq_write_str(&w, "{\"name\":\"");
+    zq_write_str(&w, s->name);
+    zq_write_str(&w, "\",\"kind\":\"sensor\",\"uptime\":");
+    zq_write_udec(&w, (now - s->started_at) / 1000u);
+    zq_write_str(&w, ",\"published\":");
+    zq_write_udec(&w, s->published);
+    zq_write_str(&w, ",\"temperature\":");
+    app_write_centi(&w, s->last.temperature_centi);
+    zq_write_char(&w, '}');
+    size_t n = zq_text_end(&w);
+    if (n > 0) {
+        app_reply_status(s->brk, now, ev->handle, json, n);
     }
     return true;
 }

@@ -1,8 +1,8 @@
 /* The echo service (see echo.h). */
-#include <stdio.h>
 #include <string.h>
 
 #include "node/echo.h"
+#include "zq/text.h"
 
 void echo_init(echo_t *e, node_t *node, uint32_t probes)
 {
@@ -15,8 +15,12 @@ void echo_init(echo_t *e, node_t *node, uint32_t probes)
 
 static size_t probe_text(const echo_t *e, uint32_t n, char *out, size_t cap)
 {
-    int len = snprintf(out, cap, ECHO_PROBE_PREFIX "%s %lu", e->node->my_id, (unsigned long)n);
-    return len > 0 && (size_t)len < cap ? (size_t)len : 0;
+    zq_writer_t w = zq_text_writer(out, cap);
+    zq_write_str(&w, ECHO_PROBE_PREFIX);
+    zq_write_str(&w, e->node->my_id);
+    zq_write_char(&w, ' ');
+    zq_write_udec(&w, n);
+    return zq_text_end(&w);
 }
 
 static void send_probe(echo_t *e, uint64_t now, uint8_t peer)
