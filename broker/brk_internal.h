@@ -76,6 +76,10 @@ void brk_peer_down(brk_t *b, uint64_t now, uint8_t slot);
 void brk_peers_send_due(brk_t *b, uint64_t now);
 /** Reads the next whole frame from @p slot into its frame buffer; false if none is complete. */
 bool brk_peer_read_frame(brk_t *b, uint64_t now, uint8_t slot);
+/** One message or piece @p m read from @p slot's channel, into its frame buffer, joined to
+ *  its other pieces and chunks: true when a whole frame is at frame[0..frame_len). What
+ *  brk_peer_read_frame() does with each thing it reads (and the fuzz targets without it). */
+bool brk_peer_take_piece(brk_t *b, uint8_t slot, const dc_message_t *m);
 /** Heartbeats and silence (ZeroQ's 10 s / 30 s). */
 uint64_t brk_peers_next_timeout(const brk_t *b);
 void brk_peers_timeout(brk_t *b, uint64_t now);

@@ -17,9 +17,8 @@
 
 /** Longest id the broker makes (UUID text) or keeps. */
 #define BRK_ID_MAX 48
-/** Frame text per chunk (PROTOCOL.md §8), after a 10-byte header. */
+/** Frame text per chunk (PROTOCOL.md §8), after its BRK_CHUNK_HEADER (frame.h). */
 #define BRK_CHUNK_PIECE 4096
-#define BRK_CHUNK_HEADER 10
 /** A peer that has sent nothing this long after its channel opened is taken for a ZeroQ
  *  peer (zq peers send hello at once; ZeroQ ones gossip at once, but may not). */
 #define BRK_HELLO_WAIT_MS 1000

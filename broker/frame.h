@@ -3,7 +3,8 @@
  * @brief The broker's frames (broker/PROTOCOL.md): ZeroQ's envelope and heartbeat, and zq's
  *        hello, sub, ack, ready, done, dlq, rep and lost. One codec per frame type,
  *        each in its own file (frame_<name>.c): a reader from a parsed JSON object and a
- *        writer into a JSON writer.
+ *        writer into a JSON writer. And the one binary frame, chunk (frame_chunk.c): a
+ *        reader from bytes and a writer into a buffer, both bounded (zq/bytes.h).
  *
  * Reading never copies strings: a frame's string fields are json_value_t spans into the text
  * the caller parsed (read them with json_get_string() or json_string_equals()), valid while
@@ -230,6 +231,30 @@ typedef struct {
 } brk_dlq_job_t;
 
 zq_err_t brk_dlq_job_read(json_value_t item, brk_dlq_job_t *out);
+
+/* ---- chunk (frame_chunk.c; PROTOCOL.md §8): binary, not JSON ----------------------------- */
+
+/** Bytes before a chunk's piece: "ZC", frame id, index, count. */
+#define BRK_CHUNK_HEADER 10
+
+typedef struct {
+    uint32_t id;          /**< the same in every piece of one frame */
+    uint16_t index;       /**< this piece's, from 0; below count */
+    uint16_t count;       /**< pieces of the frame, at least 2 */
+    const uint8_t *piece; /**< bytes of the frame's text: borrowed (a read's point into the
+                               message read, valid while it is); may be empty */
+    size_t piece_len;
+} brk_chunk_t;
+
+/** Reads one binary message @p msg of @p len bytes as a chunk, @p out->piece pointing into
+ *  it. @return ZQ_ERR_TRUNCATED when it is shorter than a header, ZQ_ERR_MALFORMED for
+ *  another magic, a count below 2 or an index not below the count; @p out is zeroed then. */
+zq_err_t brk_chunk_read(const uint8_t *msg, size_t len, brk_chunk_t *out);
+
+/** Writes @p c (header, then its piece) into @p buf of @p cap bytes; @p c->piece must not
+ *  overlap @p buf. @return the chunk's length, or 0 when it does not fit or its numbers
+ *  break the reader's rules (count below 2, index not below it). */
+size_t brk_chunk_write(uint8_t *buf, size_t cap, const brk_chunk_t *c);
 
 /* ---- rep (frame_rep.c; PROTOCOL.md §6) --------------------------------------------------- */
 

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "broker/brk_internal.h"
-#include "zq/bytes.h"
 #include "zq/log.h"
 
 static brk_peer_t *peer_at(brk_t *b, uint8_t slot)
@@ -42,11 +41,11 @@ bool brk_peer_has_room(const brk_t *b, uint8_t slot, size_t len)
  * the channel's message size. */
 static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)
 {
-    size_t piece = channel_max(b, slot) - BRK_CHUNK_HEADER;
-    piece = piece < BRK_CHUNK_PIECE ? piece : BRK_CHUNK_PIECE;
     if (channel_max(b, slot) <= BRK_CHUNK_HEADER) {
         return ZQ_ERR_TOO_LONG;
     }
+    size_t piece = channel_max(b, slot) - BRK_CHUNK_HEADER;
+    piece = piece < BRK_CHUNK_PIECE ? piece : BRK_CHUNK_PIECE;
     size_t count = (len + piece - 1) / piece;
     if (count > UINT16_MAX) {
         return ZQ_ERR_TOO_LONG;
@@ -57,16 +56,15 @@ static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *te
     uint32_t id = ++b->next_chunk_id;
     for (size_t i = 0; i < count; i++) {
         size_t off = i * piece;
-        size_t n = len - off < piece ? len - off : piece;
-        b->chunk[0] = 'Z';
-        b->chunk[1] = 'C';
-        zq_store_be32(b->chunk + 2, id);
-        zq_store_be16(b->chunk + 6, (uint16_t)i);
-        zq_store_be16(b->chunk + 8, (uint16_t)count);
-        memcpy(b->chunk + BRK_CHUNK_HEADER, text + off, n);
-        zq_err_t err = node_send(b->node, now, slot, b->chunk, BRK_CHUNK_HEADER + n, true);
+        brk_chunk_t c = {id, (uint16_t)i, (uint16_t)count, (const uint8_t *)text + off,
+                         len - off < piece ? len - off : piece};
+        size_t n = brk_chunk_write(b->chunk, sizeof b->chunk, &c);
+        /* Neither can fail after the checks above (a frame longer than the channel takes two
+         * pieces at least); if one did, the peer drops the pieces that went. */
+        zq_err_t err =
+            n == 0 ? ZQ_ERR_INVALID_ARG : node_send(b->node, now, slot, b->chunk, n, true);
         if (err != ZQ_OK) {
-            return err; /* cannot happen after the room check; the peer drops the rest */
+            return err;
         }
         b->stats.tx_chunks++;
     }
@@ -388,30 +386,31 @@ static void drop_assembly(brk_t *b, brk_peer_t *p)
     p->asm_len = 0;
 }
 
+/* Pieces 0..count-1 of one frame, in order, with nothing between them (PROTOCOL.md §8). */
+static bool chunk_in_turn(const brk_peer_t *p, const brk_chunk_t *c)
+{
+    if (!p->chunking) {
+        return c->index == 0;
+    }
+    return c->id == p->chunk_id && c->index == p->chunk_next && c->count == p->chunk_count;
+}
+
 /* A chunk (PROTOCOL.md §8) now at frame[asm_len..]; true when it completed the frame. */
 static bool take_chunk(brk_t *b, brk_peer_t *p)
 {
-    const uint8_t *m = (const uint8_t *)p->frame + p->asm_len;
-    uint32_t id = zq_load_be32(m + 2);
-    uint16_t index = zq_load_be16(m + 6);
-    uint16_t count = zq_load_be16(m + 8);
-    bool fits = p->frame_len >= BRK_CHUNK_HEADER && m[0] == 'Z' && m[1] == 'C' && count >= 2 &&
-                index < count;
-    bool in_turn = p->chunking ? id == p->chunk_id && index == p->chunk_next &&
-                                     count == p->chunk_count
-                               : index == 0;
-    if (!fits || !in_turn) {
+    brk_chunk_t c;
+    if (brk_chunk_read((const uint8_t *)p->frame + p->asm_len, p->frame_len, &c) != ZQ_OK ||
+        !chunk_in_turn(p, &c)) {
         b->stats.rx_malformed += !p->chunking; /* drop_assembly counts a broken sequence */
         drop_assembly(b, p);
         return false;
     }
-    size_t n = p->frame_len - BRK_CHUNK_HEADER;
-    memmove(p->frame + p->asm_len, p->frame + p->asm_len + BRK_CHUNK_HEADER, n);
-    p->asm_len += (uint32_t)n;
-    p->chunking = index + 1u < count;
-    p->chunk_id = id;
-    p->chunk_next = (uint16_t)(index + 1u);
-    p->chunk_count = count;
+    memmove(p->frame + p->asm_len, c.piece, c.piece_len); /* over its own header */
+    p->asm_len += (uint32_t)c.piece_len;
+    p->chunking = c.index + 1u < c.count;
+    p->chunk_id = c.id;
+    p->chunk_next = (uint16_t)(c.index + 1u);
+    p->chunk_count = c.count;
     if (p->chunking) {
         return false;
     }
@@ -455,6 +454,13 @@ static bool whole_message(brk_t *b, brk_peer_t *p, const dc_message_t *m)
     return true;
 }
 
+bool brk_peer_take_piece(brk_t *b, uint8_t slot, const dc_message_t *m)
+{
+    brk_peer_t *p = peer_at(b, slot);
+    append_piece(p, m);
+    return m->last && whole_message(b, p, m);
+}
+
 bool brk_peer_read_frame(brk_t *b, uint64_t now, uint8_t slot)
 {
     brk_peer_t *p = peer_at(b, slot);
@@ -463,8 +469,7 @@ bool brk_peer_read_frame(brk_t *b, uint64_t now, uint8_t slot)
     brk_ensure_peer_up(b, now, slot); /* reading may have opened the channel */
     for (; got && p->open; got = node_read_peer(b->node, now, slot, &m)) {
         p->last_rx = now;
-        append_piece(p, &m.msg);
-        if (m.msg.last && whole_message(b, p, &m.msg)) {
+        if (brk_peer_take_piece(b, slot, &m.msg)) {
             return true;
         }
     }

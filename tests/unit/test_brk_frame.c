@@ -1,7 +1,7 @@
 /* The broker's frames (broker/frame.h, broker/PROTOCOL.md): ZeroQ's frames exactly as a ZeroQ
  * browser sends them (docs/zeroq-wire.md §3), every zq frame byte for byte both ways, each
  * reader's refusals (tables naming the rule), and the writers against a too-small buffer.
- * (Chunks are binary, not JSON frames: broker/peer.c, tested with the broker.) */
+ * (Chunks, the one binary frame, have their own table: test_brk_chunk.c.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

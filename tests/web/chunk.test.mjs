@@ -1,9 +1,61 @@
-// web/zq/chunk.js: PROTOCOL.md §8's chunks, split and reassembled as broker/peer.c does.
+// web/zq/chunk.js: PROTOCOL.md §8's chunks, read and written as broker/frame_chunk.c does
+// (the table tests/unit/test_brk_chunk.c reads too, fixtures/chunks.json: one test per rule),
+// split and reassembled as broker/peer.c does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { splitChunks, Reassembler, utf8Length, CHUNK_HEADER } from '../../web/zq/chunk.js';
+import { readFileSync } from 'node:fs';
+import {
+  splitChunks, Reassembler, utf8Length, readChunk, writeChunk, CHUNK_HEADER,
+} from '../../web/zq/chunk.js';
 
 const enc = (s) => new TextEncoder().encode(s);
+const table = JSON.parse(readFileSync(new URL('fixtures/chunks.json', import.meta.url)));
+const bytes = (hex) => Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
+const fieldsOf = (row) => ({
+  id: row.id, index: row.index, count: row.count, piece: bytes(row.piece),
+});
+
+// ---- The table both codecs are tested with --------------------------------------------------
+
+const rows = (list, rule) => table[list].filter((r) => r.rule === rule);
+const rules = new Set(['roundTrips', 'refusals', 'writerRefusals']
+  .flatMap((list) => table[list].map((r) => r.rule)));
+
+for (const rule of rules) {
+  test(`${rule} (chunks.json)`, () => {
+    for (const row of rows('roundTrips', rule)) {
+      const m = writeChunk(fieldsOf(row));
+      assert.deepEqual([...m], [...bytes(row.hex)], 'written byte for byte');
+      const c = readChunk(bytes(row.hex));
+      assert.ok(c, 'read back');
+      assert.deepEqual({ ...c, piece: [...c.piece] },
+        { ...fieldsOf(row), piece: [...bytes(row.piece)] });
+    }
+    for (const row of rows('refusals', rule)) {
+      assert.equal(readChunk(bytes(row.hex)), null, `${row.hex}: ${row.error}`);
+    }
+    for (const row of rows('writerRefusals', rule)) {
+      assert.throws(() => writeChunk(fieldsOf(row)), { code: 'INVALID_ARG' });
+    }
+  });
+}
+
+test('every cut of a chunk is refused within its header, a shorter piece past it', () => {
+  const m = bytes(table.roundTrips[0].hex);
+  for (let n = 0; n <= m.length; n++) {
+    const c = readChunk(m.subarray(0, n));
+    if (n < CHUNK_HEADER) assert.equal(c, null, `cut at ${n}`);
+    else assert.equal(c.piece.length, n - CHUNK_HEADER, `cut at ${n}`);
+  }
+});
+
+test('the writer refuses numbers that do not fit their fields', () => {
+  const piece = enc('a');
+  for (const f of [{ id: -1, index: 0, count: 2 }, { id: 2 ** 32, index: 0, count: 2 },
+    { id: 1.5, index: 0, count: 2 }, { id: 1, index: 0, count: 65536 }]) {
+    assert.throws(() => writeChunk({ ...f, piece }), { code: 'INVALID_ARG' }, JSON.stringify(f));
+  }
+});
 
 test('a chunk is "ZC", the frame id, its index and the count, big-endian, then its piece', () => {
   const pieces = splitChunks(enc('abcdefghij'), 0x01020304, 4);

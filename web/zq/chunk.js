@@ -1,5 +1,6 @@
-// Chunks (PROTOCOL.md §8): a frame longer than the channel's a=max-message-size goes as
-// consecutive binary messages, each a piece of its UTF-8 text behind a 10-byte header:
+// Chunks (PROTOCOL.md §8; broker/frame_chunk.c on the C side, tested with the same table,
+// tests/web/fixtures/chunks.json): a frame longer than the channel's a=max-message-size goes
+// as consecutive binary messages, each a piece of its UTF-8 text behind a 10-byte header:
 //
 //   offset 0   2 bytes  "ZC"
 //   offset 2   4 bytes  frame id (big-endian), the same in every piece of one frame
@@ -15,6 +16,48 @@ export const CHUNK_HEADER = 10;
 const MAX_PIECES = 0xffff;
 
 /**
+ * Reads one binary message as a chunk, as broker/frame_chunk.c brk_chunk_read(): the whole
+ * header before any field, the magic, count >= 2 and index < count.
+ * @returns {{id: number, index: number, count: number, piece: Uint8Array} | null} the piece a
+ *   view into @p data; null for a message shorter than a header or with a bad field
+ */
+export function readChunk(data) {
+  const m = data instanceof Uint8Array ? data : new Uint8Array(data);
+  if (m.length < CHUNK_HEADER || m[0] !== 0x5a || m[1] !== 0x43) return null;
+  const v = new DataView(m.buffer, m.byteOffset, m.byteLength);
+  const c = { id: v.getUint32(2), index: v.getUint16(6), count: v.getUint16(8) };
+  if (!numbersOk(c.index, c.count)) return null;
+  c.piece = m.subarray(CHUNK_HEADER);
+  return c;
+}
+
+/**
+ * Writes one chunk, as broker/frame_chunk.c brk_chunk_write(): its header, then @p piece.
+ * Numbers its reader would refuse (or that do not fit their fields) are INVALID_ARG.
+ * @returns {Uint8Array}
+ */
+export function writeChunk({ id, index, count, piece }) {
+  const fits = (x, max) => Number.isInteger(x) && x >= 0 && x <= max;
+  if (!fits(id, 0xffffffff) || !fits(index, MAX_PIECES) || !fits(count, MAX_PIECES) ||
+      !numbersOk(index, count)) {
+    throw new ZQError('INVALID_ARG', `not a chunk: id ${id}, index ${index} of ${count}`);
+  }
+  const m = new Uint8Array(CHUNK_HEADER + piece.length);
+  const v = new DataView(m.buffer);
+  m[0] = 0x5a; /* 'Z' */
+  m[1] = 0x43; /* 'C' */
+  v.setUint32(2, id);
+  v.setUint16(6, index);
+  v.setUint16(8, count);
+  m.set(piece, CHUNK_HEADER);
+  return m;
+}
+
+function numbersOk(index, count) {
+  return count >= 2 && index < count;
+}
+
+/**
  * Splits @p bytes (a frame's UTF-8 text) into pieces of at most @p pieceSize bytes of text,
  * each behind its header. A frame that fits one piece is not chunked (the caller sends it as
  * text); one that needs more than 65535 pieces cannot be.
@@ -28,15 +71,7 @@ export function splitChunks(bytes, id, pieceSize) {
   const out = [];
   for (let i = 0; i < count; i++) {
     const piece = bytes.subarray(i * pieceSize, Math.min(bytes.length, (i + 1) * pieceSize));
-    const m = new Uint8Array(CHUNK_HEADER + piece.length);
-    const v = new DataView(m.buffer);
-    m[0] = 0x5a; /* 'Z' */
-    m[1] = 0x43; /* 'C' */
-    v.setUint32(2, id >>> 0);
-    v.setUint16(6, i);
-    v.setUint16(8, count);
-    m.set(piece, CHUNK_HEADER);
-    out.push(m);
+    out.push(writeChunk({ id: id >>> 0, index: i, count, piece }));
   }
   return out;
 }
@@ -79,30 +114,22 @@ export class Reassembler {
    * null.
    */
   push(data) {
-    const m = data instanceof Uint8Array ? data : new Uint8Array(data);
-    if (m.length < CHUNK_HEADER || m[0] !== 0x5a || m[1] !== 0x43) {
-      this.drop();
-      return null;
-    }
-    const v = new DataView(m.buffer, m.byteOffset, m.byteLength);
-    const id = v.getUint32(2);
-    const index = v.getUint16(6);
-    const count = v.getUint16(8);
-    const fits = count >= 2 && index < count;
-    const inTurn = this.active ? id === this.id && index === this.next && count === this.count
-      : index === 0;
-    if (!fits || !inTurn) {
+    const c = readChunk(data);
+    const inTurn = c && (this.active
+      ? c.id === this.id && c.index === this.next && c.count === this.count
+      : c.index === 0);
+    if (!inTurn) {
       this.drop();
       return null;
     }
     this.active = true;
-    this.id = id;
-    this.count = count;
-    this.next = index + 1;
-    this.size += m.length - CHUNK_HEADER;
+    this.id = c.id;
+    this.count = c.count;
+    this.next = c.index + 1;
+    this.size += c.piece.length;
     if (this.size > this.maxBytes) this.tooLong = true;
-    if (!this.tooLong) this.parts.push(m.subarray(CHUNK_HEADER));
-    if (this.next < count) return null;
+    if (!this.tooLong) this.parts.push(c.piece);
+    if (this.next < c.count) return null;
     const parts = this.parts;
     const size = this.size;
     const tooLong = this.tooLong;
