@@ -570,6 +570,63 @@ static void qos1_through_20pct_loss_and_a_reconnect_loses_and_duplicates_nothing
            mesh.net.lost, blocked, brk_stats(broker(1))->rx_duplicates);
 }
 
+/* ---- Chunks (PROTOCOL.md §8) ------------------------------------------------------------------- */
+
+/* The payload member 1 was last given, whole (the mesh log cuts payloads at MESH_TEXT). */
+static char whole_payload[ZQ_BRK_FRAME_MAX];
+static size_t whole_payload_len;
+
+static void keep_whole_payload(unsigned member, const brk_event_t *ev)
+{
+    (void)member;
+    if (ev->type == BRK_EVENT_MESSAGE && ev->payload.len <= sizeof whole_payload) {
+        memcpy(whole_payload, ev->payload.p, ev->payload.len);
+        whole_payload_len = ev->payload.len;
+    }
+}
+
+static bool whole_payload_came(void)
+{
+    return whole_payload_len > 0;
+}
+
+/* Two zq nodes both say a=max-message-size:262144, more than a frame can be: the channel to
+ * member 1 is made to say 1200 bytes instead, as a peer with small message buffers would. A
+ * message of ~6 KB then goes as chunks, through loss and reordering, and arrives whole, with
+ * a multi-byte character cut across pieces. */
+static void a_frame_longer_than_the_channel_goes_in_chunks_and_arrives_whole(void **state)
+{
+    (void)state;
+    room_of(2, 31, (simnet_impairment_t){5, 1, 10, 5});
+    mesh.members[1].on_event = keep_whole_payload;
+    whole_payload_len = 0;
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "big"), ZQ_OK);
+    assert_true(mesh_run(mesh.now + 10000, publisher_has_a_sub));
+    int slot = mesh_slot(0, 1);
+    assert_true(slot >= 0);
+    mesh.members[0].node.peers[slot].peer.remote_max_message = 1200;
+    static const char word[] = "chunk \xc3\xbc\xe2\x9c\x93 "; /* "chunk ü✓ " */
+    static char payload[6000];
+    size_t len = 0;
+    payload[len++] = '"';
+    while (len + sizeof word < sizeof payload) {
+        memcpy(payload + len, word, sizeof word - 1);
+        len += sizeof word - 1;
+    }
+    payload[len++] = '"';
+    assert_int_equal(brk_publish(broker(0), mesh.now, "big", payload, len, BRK_QOS_1), ZQ_OK);
+    assert_true(mesh_run(mesh.now + 30000, whole_payload_came));
+    assert_int_equal(whole_payload_len, len);
+    assert_memory_equal(whole_payload, payload, len);
+    const brk_stats_t *tx = brk_stats(broker(0));
+    const brk_stats_t *rx = brk_stats(broker(1));
+    assert_true(tx->tx_chunks >= 5); /* ~6 KB in pieces of 1,190 bytes */
+    assert_int_equal(rx->rx_malformed, 0);
+    assert_int_equal(rx->rx_too_long, 0);
+    printf("    a %zu-byte payload in %u chunks through %lu lost datagrams\n", len,
+           tx->tx_chunks, mesh.net.lost);
+}
+
 /* ---- Services ---------------------------------------------------------------------------------- */
 
 static void answer_requests(unsigned member, const brk_event_t *ev)
@@ -1163,6 +1220,7 @@ int main(void)
         cmocka_unit_test(
             publishing_with_no_peer_is_not_an_error_and_reaches_later_subscribers_as_last_value),
         cmocka_unit_test(bad_topics_and_payloads_are_refused_not_sent),
+        cmocka_unit_test(a_frame_longer_than_the_channel_goes_in_chunks_and_arrives_whole),
         cmocka_unit_test(jobs_are_processed_exactly_once_across_five_competing_consumers),
         cmocka_unit_test(a_job_refused_for_lack_of_room_is_not_an_attempt),
         cmocka_unit_test(a_job_held_by_a_crashed_consumer_goes_to_another),
