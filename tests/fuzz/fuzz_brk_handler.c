@@ -3,11 +3,18 @@
  * plain ZeroQ one (slot 1), between the application's own calls.
  *
  * The input is a script of NUL-separated steps; the first byte of a step picks what it is:
- *   0-3   a frame from slot 0       4-5   a frame from slot 1
+ *   0     a frame from slot 0       4-5   a frame from slot 1
+ *   1     a text message from slot 0's channel, through the reassembler (broker/peer.c)
+ *   2     a binary message from slot 0's channel, through the reassembler
+ *   3     a chunk (PROTOCOL.md §8) from slot 0's channel, through the reassembler: bytes 1-3
+ *         of the step less one are its id, index and count (a NUL cannot be said), the rest
+ *         its piece
  *   6     subscribe to the text     7     publish the text (QoS by parity of the length)
  *   8     enqueue the text          9     consume the queue named by the text
  *   10    serve the text            11    request the text
  *   12    time passes (the text's length x 1 s) and timers run
+ * (0 is also the separator: a step's first byte is taken modulo 13, so 13 says 0.) A frame the
+ * reassembler completes is handled as a frame from slot 0.
  * Checked: nothing crashes or reads out of bounds (ASan, UBSan); every event's strings lie
  * within the frame or the broker; the broker keeps working (a final publish and poll). */
 #include <stdint.h>
@@ -108,6 +115,44 @@ static void drain(uint64_t now, const char *text, size_t len)
 
 static char text[2 * ZQ_BRK_FRAME_MAX];
 
+static void handle_frame(uint64_t now, uint8_t slot, const char *frame, size_t len)
+{
+    brk_event_t ev;
+    if (brk_handle_frame(&brk, now, slot, frame, len, &ev)) {
+        check_str(ev.topic, frame, len);
+        check_str(ev.payload, frame, len);
+        check_str(ev.id, frame, len);
+    }
+}
+
+/* One whole message on slot 0's channel, as brk_peer_read_frame() takes it. */
+static void take_message(uint64_t now, bool binary, const uint8_t *data, size_t len)
+{
+    dc_message_t m = {0, binary, true, true, false, data, len};
+    brk_peer_t *p = &brk.peers[0];
+    if (brk_peer_take_piece(&brk, 0, &m)) {
+        handle_frame(now, 0, p->frame, p->frame_len);
+    }
+    if (p->asm_len + p->frame_len > ZQ_BRK_FRAME_MAX ||
+        (p->chunking && p->chunk_next >= p->chunk_count)) {
+        abort();
+    }
+}
+
+static void take_chunk(uint64_t now, const uint8_t *s, size_t n)
+{
+    static uint8_t chunk[BRK_CHUNK_HEADER + sizeof text];
+    if (n < 4) {
+        return;
+    }
+    brk_chunk_t c = {(uint32_t)(s[1] - 1), (uint16_t)(s[2] - 1), (uint16_t)(s[3] - 1), s + 4,
+                     n - 4};
+    size_t len = brk_chunk_write(chunk, sizeof chunk, &c);
+    if (len != 0) {
+        take_message(now, true, chunk, len);
+    }
+}
+
 static void step(uint64_t *now, const uint8_t *s, size_t n)
 {
     uint8_t op = s[0] % 13;
@@ -116,13 +161,12 @@ static void step(uint64_t *now, const uint8_t *s, size_t n)
     text[len] = '\0';
     size_t clen = strlen(text); /* the API takes C strings for names */
     uint32_t handle;
-    brk_event_t ev;
-    if (op <= 5) {
-        if (brk_handle_frame(&brk, *now, op <= 3 ? 0 : 1, text, len, &ev)) {
-            check_str(ev.topic, text, len);
-            check_str(ev.payload, text, len);
-            check_str(ev.id, text, len);
-        }
+    if (op == 0 || op == 4 || op == 5) {
+        handle_frame(*now, op == 0 ? 0 : 1, text, len);
+    } else if (op == 1 || op == 2) {
+        take_message(*now, op == 2, (const uint8_t *)text, len);
+    } else if (op == 3) {
+        take_chunk(*now, s, n);
     } else if (op == 6) {
         (void)brk_subscribe(&brk, *now, text);
     } else if (op == 7) {
