@@ -1,0 +1,1 @@
+/* beside broker/fine.c */

@@ -1,0 +1,3 @@
+/* core below everything */
+#  include "zq/bytes.h"
+#include "node/node.h"

@@ -1,0 +1,2 @@
+/* tests include anything */
+#include "cli/cli.h"

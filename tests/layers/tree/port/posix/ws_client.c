@@ -1,0 +1,2 @@
+/* a known exception (cmake/layers.cmake): not named */
+#include "cli/cli.h"

@@ -1,0 +1,3 @@
+/* ICE knows no DTLS */
+#include <string.h>
+#include "stack/dtls/dtls.h"

@@ -1,0 +1,4 @@
+/* sctp reaching up to the broker */
+#include "zq/err.h"
+#include "stack/sctp/sctp.h"
+#include "broker/brk.h"
