@@ -50,6 +50,7 @@
 #include "zq/addr.h"
 #include "zq/config.h"
 #include "zq/err.h"
+#include "zq/queue.h"
 #include "zq/rand.h"
 #include "zq/time.h"
 
@@ -156,6 +157,7 @@ typedef enum {
 typedef struct {
     ice_event_type_t type;
     ice_candidate_t candidate; /**< ICE_EVENT_LOCAL_CANDIDATE */
+    uint8_t candidate_index;   /**< ICE_EVENT_LOCAL_CANDIDATE: ice_agent_local_candidate()'s */
     zq_addr_t local;           /**< ICE_EVENT_SELECTED_PAIR: our host address */
     zq_addr_t remote;          /**< ICE_EVENT_SELECTED_PAIR: the peer's address */
     ice_role_t role;           /**< ICE_EVENT_ROLE_CHANGED */
@@ -187,7 +189,8 @@ typedef struct {
     uint32_t prflx_learned;      /**< remote peer-reflexive candidates learned */
     uint32_t candidates_skipped; /**< remote candidates zq does not use (TCP, mDNS) */
     uint32_t capacity_exhausted; /**< a table was full: candidate, pair or transaction lost */
-    uint32_t queue_overflow;     /**< transmit or event queue full (outputs not drained) */
+    uint32_t queue_overflow;     /**< transmit queue full (outputs not drained); a full event
+                                      queue counts in ice_agent_events_refused() */
 } ice_stats_t;
 
 /* ---- The agent (caller-allocated; fields are private) ------------------------------------ */
@@ -259,9 +262,8 @@ typedef struct {
     ice_tx_slot_t tx[ZQ_ICE_TX_QUEUE];
     uint8_t tx_head;
     uint8_t tx_count;
+    zq_queue_t evq;
     ice_event_slot_t events[ZQ_ICE_EVENT_QUEUE];
-    uint8_t ev_head;
-    uint8_t ev_count;
     ice_stats_t stats;
 } ice_agent_t;
 
@@ -360,6 +362,8 @@ bool ice_agent_gathering_done(const ice_agent_t *agent);
 ice_state_t ice_agent_state(const ice_agent_t *agent);
 ice_role_t ice_agent_role(const ice_agent_t *agent);
 const ice_stats_t *ice_agent_stats(const ice_agent_t *agent);
+/** Events refused because the event queue was full (zq/queue.h): outputs not drained. */
+uint32_t ice_agent_events_refused(const ice_agent_t *agent);
 size_t ice_agent_local_candidate_count(const ice_agent_t *agent);
 const ice_candidate_t *ice_agent_local_candidate(const ice_agent_t *agent, size_t index);
 

@@ -488,6 +488,11 @@ const ice_stats_t *ice_agent_stats(const ice_agent_t *a)
     return &a->stats;
 }
 
+uint32_t ice_agent_events_refused(const ice_agent_t *a)
+{
+    return zq_queue_refused(&a->evq);
+}
+
 /* ---- Output queues ------------------------------------------------------------------------ */
 
 void ice_queue_datagram(ice_agent_t *a, const zq_addr_t *local, const zq_addr_t *remote,
@@ -524,29 +529,25 @@ bool ice_agent_poll_transmit(ice_agent_t *a, ice_transmit_t *tx)
 
 void ice_queue_event(ice_agent_t *a, ice_event_type_t type, uint8_t index)
 {
-    if (a->ev_count == ZQ_ICE_EVENT_QUEUE) {
-        a->stats.queue_overflow++;
-        return;
+    ice_event_slot_t *slot = ZQ_QUEUE_PUSH(&a->evq, a->events);
+    if (slot != NULL) {
+        slot->type = (uint8_t)type;
+        slot->index = index;
     }
-    ice_event_slot_t *slot = &a->events[(a->ev_head + a->ev_count) % ZQ_ICE_EVENT_QUEUE];
-    slot->type = (uint8_t)type;
-    slot->index = index;
-    a->ev_count++;
 }
 
 bool ice_agent_poll_event(ice_agent_t *a, ice_event_t *ev)
 {
-    if (a->ev_count == 0) {
+    const ice_event_slot_t *slot = ZQ_QUEUE_POP(&a->evq, a->events);
+    if (slot == NULL) {
         return false;
     }
-    const ice_event_slot_t *slot = &a->events[a->ev_head];
-    a->ev_head = (uint8_t)((a->ev_head + 1) % ZQ_ICE_EVENT_QUEUE);
-    a->ev_count--;
     memset(ev, 0, sizeof *ev);
     ev->type = (ice_event_type_t)slot->type;
     ev->role = a->role;
     if (ev->type == ICE_EVENT_LOCAL_CANDIDATE) {
         ev->candidate = a->local[slot->index].cand;
+        ev->candidate_index = slot->index;
     } else if (ev->type == ICE_EVENT_SELECTED_PAIR) {
         const ice_pair_t *p = &a->pairs[slot->index];
         ev->local = a->local[p->local].base;
