@@ -45,6 +45,7 @@
 #include "mbedtls/x509_crt.h"
 #include "zq/config.h"
 #include "zq/err.h"
+#include "zq/queue.h"
 #include "zq/rand.h"
 #include "zq/time.h"
 
@@ -205,9 +206,8 @@ typedef struct {
     bool alert_pending;       /* an alert (or close_notify) waits in mbedTLS for room in tx[] */
     uint16_t tx_len;          /* bytes waiting in tx[]; 0 = empty */
     uint8_t tx[ZQ_DTLS_MTU];
+    zq_queue_t evq;
     dtls_event_t events[DTLS_EVENT_QUEUE];
-    uint8_t ev_head;
-    uint8_t ev_count;
     dtls_stats_t stats;
 } dtls_t;
 
@@ -258,6 +258,8 @@ size_t dtls_max_payload(const dtls_t *d);
 bool dtls_poll_transmit(dtls_t *d, const uint8_t **data, size_t *len);
 
 bool dtls_poll_event(dtls_t *d, dtls_event_t *ev);
+/** Events refused because the event queue was full (zq/queue.h): events not drained. */
+uint32_t dtls_events_refused(const dtls_t *d);
 
 /** Sends close_notify (RFC 5246 §7.2.1); the connection is then CLOSED. */
 void dtls_close(dtls_t *d, uint64_t now);

@@ -8,26 +8,31 @@
 
 /* ---- Events ------------------------------------------------------------------------------ */
 
+/* At most CONNECTED then CLOSED or FAILED per connection: a refusal means events were not
+ * drained (dtls_events_refused()). */
 static void push_event(dtls_t *d, dtls_event_type_t type, dtls_failure_t why, int code)
 {
-    if (d->ev_count == DTLS_EVENT_QUEUE) {
-        return; /* at most CONNECTED then CLOSED/FAILED per connection: cannot overflow */
+    dtls_event_t *ev = ZQ_QUEUE_PUSH(&d->evq, d->events);
+    if (ev != NULL) {
+        ev->type = type;
+        ev->failure = why;
+        ev->mbedtls_error = code;
     }
-    dtls_event_t *ev = &d->events[(d->ev_head + d->ev_count++) % DTLS_EVENT_QUEUE];
-    ev->type = type;
-    ev->failure = why;
-    ev->mbedtls_error = code;
 }
 
 bool dtls_poll_event(dtls_t *d, dtls_event_t *ev)
 {
-    if (d->ev_count == 0) {
+    const dtls_event_t *oldest = ZQ_QUEUE_POP(&d->evq, d->events);
+    if (oldest == NULL) {
         return false;
     }
-    *ev = d->events[d->ev_head];
-    d->ev_head = (uint8_t)((d->ev_head + 1) % DTLS_EVENT_QUEUE);
-    d->ev_count--;
+    *ev = *oldest;
     return true;
+}
+
+uint32_t dtls_events_refused(const dtls_t *d)
+{
+    return zq_queue_refused(&d->evq);
 }
 
 const char *dtls_failure_text(dtls_failure_t why)
