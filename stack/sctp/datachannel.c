@@ -49,25 +49,30 @@ static dc_channel_t *free_slot(dc_t *dc)
     return NULL;
 }
 
+/* Two per channel at most between drains (ZQ_DC_EVENT_QUEUE): a refusal means events were not
+ * drained (dc_events_refused()). */
 static void push_event(dc_t *dc, dc_event_type_t type, uint16_t id)
 {
-    if (dc->ev_count == ZQ_DC_EVENT_QUEUE) {
-        return; /* two per channel at most between drains: sized so it cannot happen */
+    dc_event_t *e = ZQ_QUEUE_PUSH(&dc->evq, dc->events);
+    if (e != NULL) {
+        e->type = type;
+        e->id = id;
     }
-    dc_event_t *e = &dc->events[(dc->ev_head + dc->ev_count++) % ZQ_DC_EVENT_QUEUE];
-    e->type = type;
-    e->id = id;
 }
 
 bool dc_poll_event(dc_t *dc, dc_event_t *ev)
 {
-    if (dc->ev_count == 0) {
+    const dc_event_t *oldest = ZQ_QUEUE_POP(&dc->evq, dc->events);
+    if (oldest == NULL) {
         return false;
     }
-    *ev = dc->events[dc->ev_head];
-    dc->ev_head = (uint8_t)((dc->ev_head + 1) % ZQ_DC_EVENT_QUEUE);
-    dc->ev_count--;
+    *ev = *oldest;
     return true;
+}
+
+uint32_t dc_events_refused(const dc_t *dc)
+{
+    return zq_queue_refused(&dc->evq);
 }
 
 /* ---- Sending ----------------------------------------------------------------------------- */

@@ -27,6 +27,7 @@
 
 #include "stack/sctp/sctp.h"
 #include "zq/config.h"
+#include "zq/queue.h"
 
 /* PPIDs (RFC 8831 §8, RFC 8832 §8). */
 enum {
@@ -102,9 +103,8 @@ typedef struct {
     uint32_t remote_max_message;/**< the peer's a=max-message-size (RFC 8841 §6) */
     uint16_t next_id;
     dc_channel_t channels[ZQ_DC_MAX_CHANNELS];
+    zq_queue_t evq;
     dc_event_t events[ZQ_DC_EVENT_QUEUE];
-    uint8_t ev_head;
-    uint8_t ev_count;
     uint8_t ack_pending[ZQ_DC_MAX_CHANNELS]; /* channel indexes owed a DATA_CHANNEL_ACK */
     uint8_t n_ack_pending;
     uint64_t part_sent;         /* bytes of the message dc_send_part() has open */
@@ -174,6 +174,8 @@ void dc_pump(dc_t *dc, uint64_t now);
 bool dc_handle_sctp_event(dc_t *dc, uint64_t now, const sctp_event_t *ev);
 
 bool dc_poll_event(dc_t *dc, dc_event_t *ev);
+/** Events refused because the event queue was full (zq/queue.h): events not drained. */
+uint32_t dc_events_refused(const dc_t *dc);
 
 /** The channel with stream @p id, or NULL. */
 const dc_channel_t *dc_channel(const dc_t *dc, uint16_t id);
