@@ -106,33 +106,44 @@ zq_err_t sctp_assoc_init(sctp_assoc_t *a, const sctp_config_t *cfg, uint8_t *sen
 
 /* ---- Events ------------------------------------------------------------------------------ */
 
-void sctp_push_event(sctp_assoc_t *a, sctp_event_type_t type, uint16_t stream)
+/* One pending WRITABLE per stream says it all. */
+static bool writable_queued(sctp_assoc_t *a, uint16_t stream)
 {
-    for (uint8_t i = 0; i < a->ev_count && type == SCTP_EVENT_WRITABLE; i++) {
-        const sctp_event_t *e = &a->events[(a->ev_head + i) % ZQ_SCTP_EVENT_QUEUE];
-        if (e->type == type && e->stream == stream) {
-            return; /* one pending WRITABLE per stream says it all */
+    const sctp_event_t *e;
+    for (size_t i = 0; (e = ZQ_QUEUE_AT(&a->evq, a->events, i)) != NULL; i++) {
+        if (e->type == SCTP_EVENT_WRITABLE && e->stream == stream) {
+            return true;
         }
     }
-    if (a->ev_count == ZQ_SCTP_EVENT_QUEUE) {
-        ZQ_LOGW("sctp", "event queue full: events were not drained");
-        return;
+    return false;
+}
+
+sctp_event_t *sctp_push_event(sctp_assoc_t *a, sctp_event_type_t type, uint16_t stream)
+{
+    if (type == SCTP_EVENT_WRITABLE && writable_queued(a, stream)) {
+        return NULL;
     }
-    sctp_event_t *e = &a->events[(a->ev_head + a->ev_count++) % ZQ_SCTP_EVENT_QUEUE];
-    memset(e, 0, sizeof *e);
-    e->type = type;
-    e->stream = stream;
+    sctp_event_t *e = ZQ_QUEUE_PUSH(&a->evq, a->events);
+    if (e != NULL) {
+        e->type = type;
+        e->stream = stream;
+    }
+    return e;
 }
 
 bool sctp_poll_event(sctp_assoc_t *a, sctp_event_t *ev)
 {
-    if (a->ev_count == 0) {
+    const sctp_event_t *oldest = ZQ_QUEUE_POP(&a->evq, a->events);
+    if (oldest == NULL) {
         return false;
     }
-    *ev = a->events[a->ev_head];
-    a->ev_head = (uint8_t)((a->ev_head + 1) % ZQ_SCTP_EVENT_QUEUE);
-    a->ev_count--;
+    *ev = *oldest;
     return true;
+}
+
+uint32_t sctp_events_refused(const sctp_assoc_t *a)
+{
+    return zq_queue_refused(&a->evq);
 }
 
 void sctp_fail(sctp_assoc_t *a, sctp_abort_reason_t reason, uint16_t cause)
@@ -144,10 +155,11 @@ void sctp_fail(sctp_assoc_t *a, sctp_abort_reason_t reason, uint16_t cause)
     uint16_t keep = a->ctl & SCTP_CTL_ABORT;
     stop_timers(a);
     a->ctl = keep;
-    sctp_push_event(a, SCTP_EVENT_ABORTED, 0);
-    sctp_event_t *e = &a->events[(a->ev_head + a->ev_count - 1) % ZQ_SCTP_EVENT_QUEUE];
-    e->reason = reason;
-    e->cause = cause;
+    sctp_event_t *e = sctp_push_event(a, SCTP_EVENT_ABORTED, 0);
+    if (e != NULL) {
+        e->reason = reason;
+        e->cause = cause;
+    }
 }
 
 void sctp_abort(sctp_assoc_t *a, uint64_t now)

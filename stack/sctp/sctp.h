@@ -38,6 +38,7 @@
 #include "stack/sctp/packet/sctp_packet.h"
 #include "zq/config.h"
 #include "zq/err.h"
+#include "zq/queue.h"
 #include "zq/rand.h"
 #include "zq/time.h"
 
@@ -282,9 +283,8 @@ typedef struct {
     uint32_t error_info;        /* its 4 bytes of information (e.g. the stream id) */
     uint16_t abort_cause;
     /* events */
+    zq_queue_t evq;
     sctp_event_t events[ZQ_SCTP_EVENT_QUEUE];
-    uint8_t ev_head;
-    uint8_t ev_count;
     sctp_stats_t stats;
     uint64_t now;
 } sctp_assoc_t;
@@ -312,6 +312,8 @@ uint64_t sctp_next_timeout(const sctp_assoc_t *a);
 size_t sctp_poll_transmit(sctp_assoc_t *a, uint64_t now, uint8_t *buf, size_t cap);
 
 bool sctp_poll_event(sctp_assoc_t *a, sctp_event_t *ev);
+/** Events refused because the event queue was full (zq/queue.h): events not drained. */
+uint32_t sctp_events_refused(const sctp_assoc_t *a);
 
 /** The next message or piece, in order per stream. Its bytes stay valid until the next call on
  *  the association. @return false when nothing is deliverable now. */

@@ -182,7 +182,9 @@ static inline rec_header_t *sctp_ring_at(const sctp_ring_t *r, uint32_t off)
 }
 
 /* ---- assoc.c ---- */
-void sctp_push_event(sctp_assoc_t *a, sctp_event_type_t type, uint16_t stream);
+/** Queues an event and returns its slot for the fields beyond type and stream; NULL when the
+ *  queue is full (counted) or the same WRITABLE is already queued. */
+sctp_event_t *sctp_push_event(sctp_assoc_t *a, sctp_event_type_t type, uint16_t stream);
 void sctp_fail(sctp_assoc_t *a, sctp_abort_reason_t reason, uint16_t cause);
 /* The association clock: ms since init, what records store. */
 uint32_t sctp_clock(const sctp_assoc_t *a);

@@ -8,9 +8,10 @@
 static void push_reset_event(sctp_assoc_t *a, sctp_event_type_t type, uint16_t stream,
                              uint16_t result)
 {
-    sctp_push_event(a, type, stream);
-    sctp_event_t *e = &a->events[(a->ev_head + a->ev_count - 1) % ZQ_SCTP_EVENT_QUEUE];
-    e->cause = result;
+    sctp_event_t *e = sctp_push_event(a, type, stream);
+    if (e != NULL) {
+        e->cause = result;
+    }
 }
 
 zq_err_t sctp_reset_stream(sctp_assoc_t *a, uint64_t now, uint16_t stream)

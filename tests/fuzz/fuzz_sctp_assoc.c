@@ -47,7 +47,7 @@ static void check_invariants(const sctp_assoc_t *a)
 {
     check(a->out.used <= a->out.cap && a->in.used <= a->in.cap);
     check(a->rq_count <= ZQ_SCTP_READ_QUEUE && a->n_streams <= ZQ_SCTP_MAX_STREAMS);
-    check(a->ev_count <= ZQ_SCTP_EVENT_QUEUE);
+    check(zq_queue_count(&a->evq) <= ZQ_SCTP_EVENT_QUEUE);
     check(a->flight <= a->out.cap);
     check_send_ring(a);
 }
