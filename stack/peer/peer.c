@@ -44,28 +44,41 @@ zq_err_t peer_add_host_candidate(peer_t *p, uint64_t now, const zq_addr_t *addr)
 
 /* ---- Events ------------------------------------------------------------------------------ */
 
-void peer_push_event(peer_t *p, peer_event_type_t type, uint16_t channel)
+/* Sized for every channel and candidate at once (ZQ_PEER_EVENT_QUEUE), drained after each
+ * call: a refusal means events were not drained (peer_events_refused()). */
+peer_event_slot_t *peer_push_event(peer_t *p, peer_event_type_t type, uint16_t channel)
 {
-    if (p->ev_count == ZQ_PEER_EVENT_QUEUE) {
-        return; /* sized for every channel and candidate at once: drained after each call */
+    peer_event_slot_t *e = ZQ_QUEUE_PUSH(&p->evq, p->events);
+    if (e != NULL) {
+        e->type = (uint8_t)type;
+        e->channel = channel;
+        e->failure = (uint8_t)p->failure;
+        e->dtls_failure = (uint8_t)p->dtls_failure;
     }
-    peer_event_t *e = &p->events[(p->ev_head + p->ev_count++) % ZQ_PEER_EVENT_QUEUE];
-    memset(e, 0, sizeof *e);
-    e->type = type;
-    e->channel = channel;
-    e->failure = p->failure;
-    e->dtls_failure = p->dtls_failure;
+    return e;
 }
 
 bool peer_poll_event(peer_t *p, peer_event_t *ev)
 {
-    if (p->ev_count == 0) {
+    const peer_event_slot_t *e = ZQ_QUEUE_POP(&p->evq, p->events);
+    if (e == NULL) {
         return false;
     }
-    *ev = p->events[p->ev_head];
-    p->ev_head = (uint8_t)((p->ev_head + 1) % ZQ_PEER_EVENT_QUEUE);
-    p->ev_count--;
+    memset(ev, 0, sizeof *ev);
+    ev->type = (peer_event_type_t)e->type;
+    ev->channel = e->channel;
+    ev->failure = (peer_failure_t)e->failure;
+    ev->dtls_failure = (dtls_failure_t)e->dtls_failure;
+    if (ev->type == PEER_EVENT_LOCAL_CANDIDATE) {
+        const ice_candidate_t *c = ice_agent_local_candidate(&p->ice, e->candidate);
+        (void)ice_candidate_format(c, ev->candidate, sizeof ev->candidate);
+    }
     return true;
+}
+
+uint32_t peer_events_refused(const peer_t *p)
+{
+    return zq_queue_refused(&p->evq);
 }
 
 const char *peer_failure_name(peer_failure_t failure)

@@ -43,6 +43,7 @@
 #include "zq/addr.h"
 #include "zq/config.h"
 #include "zq/err.h"
+#include "zq/queue.h"
 
 /** Longest SDP zq writes (its own offers and answers). */
 #define PEER_SDP_MAX 2048
@@ -115,9 +116,15 @@ typedef struct {
     uint32_t rx_dtls_dropped;  /**< DTLS from an address ICE did not validate */
 } peer_stats_t;
 
+/* A queued event: what peer_poll_event() needs to write a peer_event_t. A candidate's text is
+ * written from the ICE agent's list at the pop, as ICE does for its own events: the queue
+ * holds no 200-byte line per slot. */
 typedef struct {
-    uint8_t type;
-    uint8_t arg;
+    uint8_t type;         /* peer_event_type_t */
+    uint8_t failure;      /* peer_failure_t when it was queued */
+    uint8_t dtls_failure; /* dtls_failure_t when it was queued */
+    uint8_t candidate;    /* PEER_EVENT_LOCAL_CANDIDATE: ice_agent_local_candidate()'s index */
+    uint16_t channel;
 } peer_event_slot_t;
 
 typedef struct {
@@ -145,9 +152,8 @@ typedef struct {
     dtls_t dtls;
     sctp_assoc_t sctp;
     dc_t dc;
-    peer_event_t events[ZQ_PEER_EVENT_QUEUE];
-    uint8_t ev_head;
-    uint8_t ev_count;
+    zq_queue_t evq;
+    peer_event_slot_t events[ZQ_PEER_EVENT_QUEUE];
     _Alignas(8) uint8_t out[ZQ_DTLS_MTU]; /* an SCTP packet on its way into DTLS; between
                                               packets, the sdp_t being read or written */
     peer_stats_t stats;
@@ -209,6 +215,8 @@ void peer_handle_timeout(peer_t *p, uint64_t now);
 uint64_t peer_next_timeout(const peer_t *p);
 bool peer_poll_transmit(peer_t *p, uint64_t now, peer_transmit_t *tx);
 bool peer_poll_event(peer_t *p, peer_event_t *ev);
+/** Events refused because the event queue was full (zq/queue.h): events not drained. */
+uint32_t peer_events_refused(const peer_t *p);
 
 /* Data channels (see stack/sctp/datachannel.h for the semantics). */
 zq_err_t peer_open_channel(peer_t *p, uint64_t now, const char *label, const char *protocol,

@@ -9,7 +9,9 @@
 
 #include "stack/peer/peer.h"
 
-void peer_push_event(peer_t *p, peer_event_type_t type, uint16_t channel);
+/** Queues an event; returns its slot for fields beyond type and channel, NULL when the queue
+ *  is full (counted). */
+peer_event_slot_t *peer_push_event(peer_t *p, peer_event_type_t type, uint16_t channel);
 void peer_fail(peer_t *p, peer_failure_t why);
 /* Starts whatever the known descriptions and ICE allow: ICE, then DTLS, then SCTP. */
 void peer_advance(peer_t *p, uint64_t now);

@@ -70,9 +70,10 @@ static void pump_ice(peer_t *p, uint64_t now)
     while (ice_agent_poll_event(&p->ice, &ev)) {
         switch (ev.type) {
         case ICE_EVENT_LOCAL_CANDIDATE: {
-            peer_push_event(p, PEER_EVENT_LOCAL_CANDIDATE, 0);
-            peer_event_t *e = &p->events[(p->ev_head + p->ev_count - 1) % ZQ_PEER_EVENT_QUEUE];
-            (void)ice_candidate_format(&ev.candidate, e->candidate, sizeof e->candidate);
+            peer_event_slot_t *e = peer_push_event(p, PEER_EVENT_LOCAL_CANDIDATE, 0);
+            if (e != NULL) {
+                e->candidate = ev.candidate_index;
+            }
             break;
         }
         case ICE_EVENT_GATHERING_DONE:

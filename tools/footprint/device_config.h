@@ -43,8 +43,8 @@
 #define ZQ_SCTP_MAX_UNRECOGNIZED 16
 #define ZQ_SCTP_MAX_PENDING_RESETS 4
 #define ZQ_DC_MAX_CHANNELS 2
-/* Two events per channel between drains (datachannel.c) and 2 spare, not zq's 4: the peer's
- * queue (ZQ_PEER_EVENT_QUEUE, 200 bytes of candidate text per event) follows, 12 not 14. */
+/* Two events per channel between drains (datachannel.c) and 2 spare, not zq's 4; the peer's
+ * queue (ZQ_PEER_EVENT_QUEUE, 6-byte slots) follows it. */
 #define ZQ_DC_EVENT_QUEUE (2 * ZQ_DC_MAX_CHANNELS + 2)
 #define ZQ_DC_LABEL_MAX 32
 #define ZQ_DC_PROTOCOL_MAX 16
