@@ -175,7 +175,7 @@ static void drv_after_io(void *obj, uint64_t now)
         if (m->app != NULL && m->app->pump != NULL) {
             m->app->pump(m, now);
         }
-        again = m->node.ev_count > 0;
+        again = node_events_pending(&m->node) > 0;
     } while (again);
     flush_signal(m, now);
     if (bench_pair.done != NULL && bench_pair.done()) {

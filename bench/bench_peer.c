@@ -267,7 +267,7 @@ static void drv_after_io(void *obj, uint64_t now)
                 pump_send(a, now, i);
             }
         }
-    } while (a->node.ev_count > 0);
+    } while (node_events_pending(&a->node) > 0);
     zq_sig_link_flush(&a->sig, now);
 }
 

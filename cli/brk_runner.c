@@ -191,7 +191,7 @@ static void drain_events(zq_brk_runner_t *r, uint64_t now)
                 r->cb.on_event(r->ctx, r, now, &bev);
             }
         }
-    } while (r->node.ev_count > 0);
+    } while (node_events_pending(&r->node) > 0);
 }
 
 static void drv_after_io(void *obj, uint64_t now)

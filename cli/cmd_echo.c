@@ -148,7 +148,7 @@ static void drv_after_io(void *obj, uint64_t now)
             echo_handle_event(&a->echo, now, &ev);
         }
         echo_pump(&a->echo, now);
-    } while (a->node.ev_count > 0);
+    } while (node_events_pending(&a->node) > 0);
     echo_report_t r;
     while (echo_poll_report(&a->echo, &r)) {
         print_report(a, &r);

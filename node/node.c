@@ -3,31 +3,38 @@
 
 #include "node/node.h"
 
-/* Queues an event and returns it for extra fields (NULL if the queue is full: four per peer
- * between drains at most, so it is not). */
+/* Queues an event and returns it for extra fields; NULL when the queue is full (four per peer
+ * between drains at most: a refusal means events were not drained, node_events_refused()). */
 static node_event_t *push_event(node_t *n, node_event_type_t type, uint8_t peer,
                                 peer_failure_t why)
 {
-    if (n->ev_count == ZQ_NODE_EVENT_QUEUE) {
-        return NULL;
+    node_event_t *e = ZQ_QUEUE_PUSH(&n->evq, n->events);
+    if (e != NULL) {
+        e->type = type;
+        e->peer = peer;
+        e->failure = why;
     }
-    node_event_t *e = &n->events[(n->ev_head + n->ev_count++) % ZQ_NODE_EVENT_QUEUE];
-    memset(e, 0, sizeof *e);
-    e->type = type;
-    e->peer = peer;
-    e->failure = why;
     return e;
 }
 
 bool node_poll_event(node_t *n, node_event_t *ev)
 {
-    if (n->ev_count == 0) {
+    const node_event_t *oldest = ZQ_QUEUE_POP(&n->evq, n->events);
+    if (oldest == NULL) {
         return false;
     }
-    *ev = n->events[n->ev_head];
-    n->ev_head = (uint8_t)((n->ev_head + 1) % ZQ_NODE_EVENT_QUEUE);
-    n->ev_count--;
+    *ev = *oldest;
     return true;
+}
+
+size_t node_events_pending(const node_t *n)
+{
+    return zq_queue_count(&n->evq);
+}
+
+uint32_t node_events_refused(const node_t *n)
+{
+    return zq_queue_refused(&n->evq);
 }
 
 zq_err_t node_init(node_t *n, const node_config_t *cfg)

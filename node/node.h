@@ -27,6 +27,7 @@
 #include "signal/sig_client.h"
 #include "stack/peer/peer.h"
 #include "zq/config.h"
+#include "zq/queue.h"
 
 _Static_assert(ZQ_SIG_SDP_MAX >= PEER_SDP_MAX, "our own offer or answer must fit a signalling "
                                                "frame (ZQ_SIG_SDP_MAX)");
@@ -108,9 +109,8 @@ typedef struct {
     node_waiting_t waiting[ZQ_NODE_WAITLIST]; /* oldest first: dialed in that order */
     uint8_t n_waiting;
     uint8_t next_tx;           /* round-robin over peers in poll_transmit */
+    zq_queue_t evq;
     node_event_t events[ZQ_NODE_EVENT_QUEUE];
-    uint8_t ev_head;
-    uint8_t ev_count;
     sig_event_t sig;           /* the frame being handled (large: SDP) */
     node_stats_t stats;
 } node_t;
@@ -130,6 +130,11 @@ void node_handle_timeout(node_t *n, uint64_t now);
 uint64_t node_next_timeout(const node_t *n);
 bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx);
 bool node_poll_event(node_t *n, node_event_t *ev);
+/** Events queued and not yet polled: a loop that made new ones while handling some (echo's
+ *  replies open channels) goes round until none is left. */
+size_t node_events_pending(const node_t *n);
+/** Events refused because the event queue was full (zq/queue.h): events not drained. */
+uint32_t node_events_refused(const node_t *n);
 /** The next data channel message (or piece of a large one) from any peer. */
 bool node_read(node_t *n, uint64_t now, node_message_t *m);
 /** The next message or piece from @p peer only (a relay that cannot take more from one peer

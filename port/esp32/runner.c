@@ -124,7 +124,7 @@ static void drain_events(zq_esp32_runner_t *r, uint64_t now)
                 r->cb.on_event(r->ctx, &r->brk, now, &bev);
             }
         }
-    } while (r->node.ev_count > 0);
+    } while (node_events_pending(&r->node) > 0);
 }
 
 static void transmit(zq_esp32_runner_t *r, uint64_t now)

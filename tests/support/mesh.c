@@ -255,7 +255,7 @@ static void settle(unsigned i)
         while (node_poll_transmit(&m->node, mesh.now, &tx)) {
             simnet_send(&mesh.net, mesh.now, &tx.local, &tx.remote, tx.data, tx.len);
         }
-        if (m->node.ev_count == 0) {
+        if (node_events_pending(&m->node) == 0) {
             break;
         }
     }

@@ -185,7 +185,7 @@ static void drain(uint64_t now)
         while (brk_poll_event(&dev_brk, now, &bev)) {
             (void)sensor_handle_event(&dev_sensor, now, &bev);
         }
-    } while (dev_node.ev_count > 0);
+    } while (node_events_pending(&dev_node) > 0);
     sensor_tick(&dev_sensor, now);
     peer_transmit_t tx;
     while (node_poll_transmit(&dev_node, now, &tx)) {
