@@ -41,13 +41,20 @@ const brk_stats_t *brk_stats(const brk_t *b)
     return &b->stats;
 }
 
+uint32_t brk_events_refused(const brk_t *b)
+{
+    return zq_queue_refused(&b->evq);
+}
+
 /* ---- Shared helpers ------------------------------------------------------------------------ */
 
-void brk_push_event(brk_t *b, const brk_event_t *ev)
+brk_event_t *brk_push_event(brk_t *b, brk_event_type_t type)
 {
-    if (b->n_pending < sizeof b->pending / sizeof b->pending[0]) {
-        b->pending[b->n_pending++] = *ev;
+    brk_event_t *ev = ZQ_QUEUE_PUSH(&b->evq, b->events);
+    if (ev != NULL) {
+        ev->type = type;
     }
+    return ev;
 }
 
 void brk_note_blocked(brk_t *b)
@@ -132,11 +139,10 @@ zq_err_t brk_name_from_json(brk_name_t *n, json_value_t v)
 
 static void push_peer_event(brk_t *b, brk_event_type_t type, uint8_t slot)
 {
-    brk_event_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = type;
-    ev.peer = slot;
-    brk_push_event(b, &ev);
+    brk_event_t *ev = brk_push_event(b, type);
+    if (ev != NULL) {
+        ev->peer = slot;
+    }
 }
 
 /* A channel the node opened: the broker takes it up once, whether it hears of it from the
@@ -297,11 +303,11 @@ static void send_due(brk_t *b, uint64_t now)
 
 static bool pop_pending(brk_t *b, brk_event_t *ev)
 {
-    if (b->n_pending == 0) {
+    const brk_event_t *oldest = ZQ_QUEUE_POP(&b->evq, b->events);
+    if (oldest == NULL) {
         return false;
     }
-    *ev = b->pending[0];
-    memmove(&b->pending[0], &b->pending[1], --b->n_pending * sizeof b->pending[0]);
+    *ev = *oldest;
     return true;
 }
 

@@ -39,6 +39,7 @@
 #include "node/node.h"
 #include "zq/config.h"
 #include "zq/err.h"
+#include "zq/queue.h"
 
 /* ---- Configuration ----------------------------------------------------------------------- */
 
@@ -193,5 +194,8 @@ zq_err_t brk_request(brk_t *b, uint64_t now, const char *service, const char *pa
 
 /** What the broker counted: every drop, every refusal. */
 const brk_stats_t *brk_stats(const brk_t *b);
+/** Events (peers up and down, dead letters, failed requests, undelivered messages) refused
+ *  because the event queue was full (zq/queue.h): events not drained. */
+uint32_t brk_events_refused(const brk_t *b);
 
 #endif /* ZQ_BRK_H */

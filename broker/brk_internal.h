@@ -24,8 +24,10 @@
 bool brk_handle_frame(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len,
                       brk_event_t *ev);
 
-/** Queues an event that is not tied to a frame (peer up/down, dead letter, failure...). */
-void brk_push_event(brk_t *b, const brk_event_t *ev);
+/** Queues an event that is not tied to a frame (peer up/down, dead letter, failure...) and
+ *  returns it, zeroed but for @p type, for its other fields; NULL when the queue is full
+ *  (counted: brk_events_refused()). */
+brk_event_t *brk_push_event(brk_t *b, brk_event_type_t type);
 /** Remembers that a call returned ZQ_ERR_WOULD_BLOCK: BRK_EVENT_WRITABLE once room returns. */
 void brk_note_blocked(brk_t *b);
 /** Room was freed (an ack, a finished job, a free request slot, a writable channel). */

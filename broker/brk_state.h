@@ -280,9 +280,10 @@ typedef struct {
     bool room_changed;           /* room was freed since the last WRITABLE */
     uint8_t next_peer;           /* round-robin start for reading */
     bool writable_due;           /* a WOULD_BLOCK happened: report WRITABLE once room returns */
-    /* the event being assembled, and peer events waiting for brk_poll_event */
-    brk_event_t pending[2 * ZQ_NODE_MAX_PEERS];
-    uint8_t n_pending;
+    /* events waiting for brk_poll_event (peers up and down, dead letters, failed requests,
+       undelivered messages); a full queue refuses and counts (brk_events_refused()) */
+    zq_queue_t evq;
+    brk_event_t events[2 * ZQ_NODE_MAX_PEERS];
 } brk_t;
 
 #endif /* ZQ_BRK_STATE_H */

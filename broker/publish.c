@@ -354,11 +354,10 @@ void brk_pub_timeout(brk_t *b, uint64_t now)
         rc->used = false;
         if (missed > 0) { /* never silent: the application hears what it lost */
             b->stats.undelivered += missed;
-            brk_event_t ev;
-            memset(&ev, 0, sizeof ev);
-            ev.type = BRK_EVENT_UNDELIVERED;
-            ev.count = missed;
-            brk_push_event(b, &ev);
+            brk_event_t *ev = brk_push_event(b, BRK_EVENT_UNDELIVERED);
+            if (ev != NULL) {
+                ev->count = missed;
+            }
             brk_note_room(b);
         }
     }

@@ -131,14 +131,13 @@ static void dead_letter(brk_t *b, brk_job_t *j)
 {
     j->state = BRK_JOB_DEAD;
     b->stats.jobs_dead++;
-    brk_event_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = BRK_EVENT_DEAD_LETTER;
-    const brk_name_t *q = &b->jobs.queues[j->queue];
-    ev.topic = (brk_str_t){q->text, q->len};
-    ev.id = (brk_str_t){j->id, strlen(j->id)};
-    ev.attempt = j->attempts;
-    brk_push_event(b, &ev);
+    brk_event_t *ev = brk_push_event(b, BRK_EVENT_DEAD_LETTER);
+    if (ev != NULL) {
+        const brk_name_t *q = &b->jobs.queues[j->queue];
+        ev->topic = (brk_str_t){q->text, q->len};
+        ev->id = (brk_str_t){j->id, strlen(j->id)};
+        ev->attempt = j->attempts;
+    }
 }
 
 /* A nack, an expired lease or a lost consumer: another consumer gets it, preferably not the

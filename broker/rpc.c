@@ -359,11 +359,10 @@ static void finish(brk_t *b, brk_request_t *r, brk_event_t *ev, bool ok, json_va
 static void try_next(brk_t *b, uint64_t now, brk_request_t *r)
 {
     if (r->retries_left == 0) {
-        brk_event_t ev;
-        memset(&ev, 0, sizeof ev);
-        ev.type = BRK_EVENT_REQUEST_FAILED;
-        ev.handle = r->handle;
-        brk_push_event(b, &ev);
+        brk_event_t *ev = brk_push_event(b, BRK_EVENT_REQUEST_FAILED);
+        if (ev != NULL) {
+            ev->handle = r->handle;
+        }
         b->stats.requests_failed++;
         r->used = false;
         brk_note_room(b);
