@@ -610,6 +610,44 @@ static void unspecified_host_address_is_rejected(void **state)
     assert_int_equal(ice_agent_add_host_candidate(&agent, 0, &any), ZQ_ERR_INVALID_ARG);
 }
 
+/* Three more host candidates, then role conflicts won by each side in turn (RFC 8445
+ * §7.3.1.1), none drained: one more than fits, twice. */
+static void a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones(void **state)
+{
+    (void)state;
+    init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    for (uint8_t i = 1; i < 4; i++) {
+        zq_addr_t h = zq_addr_v4(192, 168, 1, (uint8_t)(10 + i), 5000);
+        assert_int_equal(ice_agent_add_host_candidate(&agent, 0, &h), ZQ_OK);
+    }
+    const int role_changes = ZQ_ICE_EVENT_QUEUE - 3 + 2;
+    zq_addr_t from = peer();
+    ice_transmit_t tx;
+    for (int i = 0; i < role_changes; i++) {
+        request_t r = good_request();
+        bool we_control = i % 2 == 0;
+        r.role_attr = we_control ? STUN_ATTR_ICE_CONTROLLING : STUN_ATTR_ICE_CONTROLLED;
+        r.tie_breaker = we_control ? UINT64_MAX : 0; /* the peer wins, then we do */
+        assert_int_equal(send_request(&r, &from), ZQ_OK);
+        while (ice_agent_poll_transmit(&agent, &tx)) {
+        }
+    }
+    assert_int_equal(ice_agent_events_refused(&agent), 2);
+    ice_event_t ev;
+    for (uint8_t i = 1; i < 4; i++) {
+        assert_true(ice_agent_poll_event(&agent, &ev));
+        assert_int_equal(ev.type, ICE_EVENT_LOCAL_CANDIDATE);
+        assert_int_equal(ev.candidate_index, i);
+        zq_addr_t h = zq_addr_v4(192, 168, 1, (uint8_t)(10 + i), 5000);
+        assert_true(zq_addr_equal(&ev.candidate.addr, &h));
+    }
+    for (int i = 0; i < ZQ_ICE_EVENT_QUEUE - 3; i++) {
+        assert_true(ice_agent_poll_event(&agent, &ev));
+        assert_int_equal(ev.type, ICE_EVENT_ROLE_CHANGED);
+    }
+    assert_false(ice_agent_poll_event(&agent, &ev));
+}
+
 #define LITE(t) cmocka_unit_test_setup(t, setup_lite)
 
 int main(void)
@@ -641,6 +679,7 @@ int main(void)
         LITE(credentials_are_random_ice_chars_of_sufficient_length),
         LITE(lite_agent_refuses_the_controlling_role),
         LITE(unspecified_host_address_is_rejected),
+        LITE(a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
