@@ -1279,6 +1279,50 @@ static void a_shutdown_ack_repeated_after_close_is_answered(void **state)
     assert_false(pair.end[0].aborted || pair.end[1].aborted);
 }
 
+/* An application that reads nothing and polls no event: its association's queue fills. */
+static void ignores_everything(sctp_pair_t *p, int side, void *ctx)
+{
+    (void)p;
+    (void)side;
+    (void)ctx;
+}
+
+/* Rounds of the peer resetting 16 streams (RFC 6525 §5.2.2), each an event, then its ABORT
+ * (RFC 9260 §9.1) on a full queue: the ABORT's reason and cause used to be written into the
+ * newest queued event when its own push was refused. */
+static void a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones(void **state)
+{
+    (void)state;
+    start(31, clean, BUF, true);
+    pair.end[1].app = ignores_everything;
+    static const uint8_t x[] = "x";
+    const int rounds = 3;
+    for (int r = 0; r < rounds; r++) {
+        for (uint16_t s = 0; s < 16; s++) {
+            assert_int_equal(sctp_pair_send(&pair, 0, s, x, sizeof x, NULL), ZQ_OK);
+            assert_int_equal(sctp_reset_stream(&pair.end[0].assoc, pair.now, s), ZQ_OK);
+        }
+        sctp_pair_flush(&pair, 0);
+        sctp_pair_run(&pair, pair.now + 2000, NULL);
+    }
+    sctp_abort(&pair.end[0].assoc, pair.now);
+    sctp_pair_flush(&pair, 0);
+    sctp_pair_run(&pair, pair.now + 500, NULL);
+    assert_int_equal(sctp_state(&pair.end[1].assoc), SCTP_STATE_CLOSED);
+
+    sctp_assoc_t *b = &pair.end[1].assoc;
+    assert_int_equal(sctp_events_refused(b), rounds * 16 + 1 - ZQ_SCTP_EVENT_QUEUE);
+    sctp_event_t ev;
+    for (int i = 0; i < ZQ_SCTP_EVENT_QUEUE; i++) {
+        assert_true(sctp_poll_event(b, &ev));
+        assert_int_equal(ev.type, SCTP_EVENT_STREAM_RESET_IN);
+        assert_int_equal(ev.stream, i % 16);
+        assert_int_equal(ev.reason, SCTP_ABORT_NONE);
+        assert_int_equal(ev.cause, 0);
+    }
+    assert_false(sctp_poll_event(b, &ev));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1327,6 +1371,7 @@ int main(void)
         cmocka_unit_test(forward_tsn_is_repeated_only_after_a_round_trip),
         cmocka_unit_test(retransmission_count_and_flight_match_the_send_ring_under_loss),
         cmocka_unit_test(a_shutdown_ack_repeated_after_close_is_answered),
+        cmocka_unit_test(a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
