@@ -26,6 +26,7 @@ typedef struct {
     uint32_t crc;
     peer_failure_t failure;
     bool not_reading;       /* the application does not call peer_read() */
+    bool not_polling;       /* the application does not call peer_poll_event() */
     bool greet_on_open;     /* sends "hello" the moment a channel opens */
     bool read_before_open;  /* a message was read on a channel not yet reported open */
     /* DTLS records it sent (RFC 7983 §7: first byte 20-63) */
@@ -58,7 +59,7 @@ static void pump(int i)
     side_t *s = &sides[i];
     peer_transmit_t tx;
     peer_event_t ev;
-    while (peer_poll_event(&s->pc, &ev)) {
+    while (!s->not_polling && peer_poll_event(&s->pc, &ev)) {
         switch (ev.type) {
         case PEER_EVENT_CONNECTED:
             s->connected = true;
@@ -444,6 +445,66 @@ static void unanswered_offer_fails_after_the_connect_timeout(void **state)
     assert_int_equal(peer_state(&sides[0].pc), PEER_STATE_FAILED);
 }
 
+/* Opens ZQ_DC_MAX_CHANNELS channels from side 0, or closes them. */
+static void open_or_close_every_channel(bool open, uint16_t ids[ZQ_DC_MAX_CHANNELS])
+{
+    for (int c = 0; c < ZQ_DC_MAX_CHANNELS; c++) {
+        zq_err_t err = open ? peer_open_channel(&sides[0].pc, now, "t", "", DC_RELIABLE, 0, &ids[c])
+                            : peer_close_channel(&sides[0].pc, now, ids[c]);
+        assert_int_equal(err, ZQ_OK);
+    }
+    pump(0);
+    run(now + 2000, NULL);
+}
+
+/* Side 1 polls no event while side 0 opens every channel (side 1 hears each open, then its
+ * DCEP ACK's buffered amount falling to zero) and closes them; then side 1 gathers a candidate
+ * on a full queue. Its line used to be written into the newest queued event when its own push
+ * was refused. */
+static void a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones(void **state)
+{
+    (void)state;
+    connect(17, (simnet_impairment_t){0}, ICE_MODE_FULL, ICE_MODE_LITE);
+    sides[0].not_reading = sides[1].not_reading = true;
+    sides[1].not_polling = true;
+    uint16_t ids[ZQ_DC_MAX_CHANNELS];
+    open_or_close_every_channel(true, ids);
+    open_or_close_every_channel(false, ids);
+    zq_addr_t later = zq_addr_v4(10, 0, 0, 9, 5009);
+    assert_int_equal(peer_add_host_candidate(&sides[1].pc, now, &later), ZQ_OK);
+
+    peer_t *pc = &sides[1].pc;
+    const int pushed = 3 * ZQ_DC_MAX_CHANNELS + 1;
+    assert_int_equal(peer_events_refused(pc), pushed - ZQ_PEER_EVENT_QUEUE);
+    static const peer_event_type_t in_order[] = {
+        PEER_EVENT_CHANNEL_OPEN, PEER_EVENT_BUFFERED_LOW, PEER_EVENT_CHANNEL_CLOSED};
+    peer_event_t ev;
+    for (int i = 0; i < ZQ_PEER_EVENT_QUEUE; i++) {
+        assert_true(peer_poll_event(pc, &ev));
+        assert_int_equal(ev.type, in_order[i / ZQ_DC_MAX_CHANNELS]);
+        assert_int_equal(ev.channel, ids[i % ZQ_DC_MAX_CHANNELS]);
+        assert_string_equal(ev.candidate, "");
+    }
+    assert_false(peer_poll_event(pc, &ev));
+}
+
+/* The candidate's line is written from ICE's list when the event is polled. */
+static void a_local_candidate_event_carries_its_line(void **state)
+{
+    (void)state;
+    connect(18, (simnet_impairment_t){0}, ICE_MODE_FULL, ICE_MODE_LITE);
+    sides[1].not_polling = true;
+    zq_addr_t later = zq_addr_v4(10, 0, 0, 9, 5009);
+    assert_int_equal(peer_add_host_candidate(&sides[1].pc, now, &later), ZQ_OK);
+    peer_event_t ev;
+    assert_true(peer_poll_event(&sides[1].pc, &ev));
+    assert_int_equal(ev.type, PEER_EVENT_LOCAL_CANDIDATE);
+    ice_candidate_t c;
+    assert_int_equal(ice_candidate_parse(ev.candidate, strlen(ev.candidate), &c), ZQ_OK);
+    assert_true(zq_addr_equal(&c.addr, &later));
+    assert_int_equal(c.type, ICE_CAND_HOST);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,6 +520,8 @@ int main(void)
         cmocka_unit_test(dtls_moves_to_the_selected_pair_when_another_was_valid_first),
         cmocka_unit_test(garbage_offer_is_refused_with_a_reason),
         cmocka_unit_test(unanswered_offer_fails_after_the_connect_timeout),
+        cmocka_unit_test(a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones),
+        cmocka_unit_test(a_local_candidate_event_carries_its_line),
     };
     return cmocka_run_group_tests(tests, dtls_fixture_group_setup, NULL);
 }
