@@ -31,6 +31,7 @@ typedef struct {
     size_t last_len;
     uint8_t last_data[64];
     uint32_t crc;
+    bool not_polling; /* the application does not call dc_poll_event() */
 } app_t;
 
 static app_t apps[2];
@@ -60,7 +61,7 @@ static void run_app(sctp_pair_t *p, int side, void *ctx)
         }
     }
     dc_event_t ev;
-    while (dc_poll_event(&app->dc, &ev)) {
+    while (!app->not_polling && dc_poll_event(&app->dc, &ev)) {
         if (ev.type == DC_EVENT_OPEN) {
             app->opened++;
             app->last_open_id = ev.id;
@@ -462,6 +463,43 @@ static void dcep_open_codec_rejects_lies(void **state)
     assert_int_equal(dcep_open_parse(bad_type, sizeof bad_type, &open), ZQ_ERR_MALFORMED);
 }
 
+/* Side 1 polls no channel event while side 0 opens every channel (side 1 hears each open,
+ * then its DCEP ACK's buffered amount falling to zero) and closes them. */
+static void a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones(void **state)
+{
+    (void)state;
+    start(21, clean, 65536, 65536);
+    apps[1].not_polling = true;
+    uint16_t ids[ZQ_DC_MAX_CHANNELS];
+    for (int c = 0; c < ZQ_DC_MAX_CHANNELS; c++) {
+        ids[c] = open_channel(0, "t", DC_RELIABLE, 0);
+    }
+    settle(500);
+    for (int c = 0; c < ZQ_DC_MAX_CHANNELS; c++) {
+        assert_int_equal(dc_close(&apps[0].dc, pair.now, ids[c]), ZQ_OK);
+    }
+    sctp_pair_flush(&pair, 0);
+    settle(1000);
+
+    dc_t *dc = &apps[1].dc;
+    assert_int_equal(dc_events_refused(dc), 3 * ZQ_DC_MAX_CHANNELS - ZQ_DC_EVENT_QUEUE);
+    dc_event_t ev;
+    for (int c = 0; c < ZQ_DC_MAX_CHANNELS; c++) { /* one open at a time: each then its ACK */
+        assert_true(dc_poll_event(dc, &ev));
+        assert_int_equal(ev.type, DC_EVENT_OPEN);
+        assert_int_equal(ev.id, ids[c]);
+        assert_true(dc_poll_event(dc, &ev));
+        assert_int_equal(ev.type, DC_EVENT_BUFFERED_LOW);
+        assert_int_equal(ev.id, ids[c]);
+    }
+    for (int c = 0; c < ZQ_DC_EVENT_QUEUE - 2 * ZQ_DC_MAX_CHANNELS; c++) {
+        assert_true(dc_poll_event(dc, &ev));
+        assert_int_equal(ev.type, DC_EVENT_CLOSED);
+        assert_int_equal(ev.id, ids[c]);
+    }
+    assert_false(dc_poll_event(dc, &ev));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,6 +521,7 @@ int main(void)
         cmocka_unit_test(restart_closes_every_channel),
         cmocka_unit_test(buffered_amount_low_is_reported_per_channel),
         cmocka_unit_test(dcep_open_codec_rejects_lies),
+        cmocka_unit_test(a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
