@@ -493,6 +493,35 @@ static void a_member_given_a_slot_leaves_the_wait_list(void **state)
     assert_int_equal(members[0].node.stats.peers_refused, 1);
 }
 
+/* A member full for now says so, then more members join than slots and event queue hold,
+ * with no event polled in between. */
+static void a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones(void **state)
+{
+    (void)state;
+    add_member("room");
+    say_to(0, "refused", "busy");
+    const int joins = ZQ_NODE_MAX_PEERS + ZQ_NODE_EVENT_QUEUE + 1;
+    for (int k = 0; k < joins; k++) {
+        char id[16];
+        snprintf(id, sizeof id, "m%d", k);
+        say_to(0, "peer_joined", id);
+    }
+    node_t *n = &members[0].node;
+    const int left_out = joins - ZQ_NODE_MAX_PEERS;
+    assert_int_equal(n->stats.peers_refused, left_out); /* every one, queued or not */
+    assert_int_equal(node_events_refused(n), 1 + left_out - ZQ_NODE_EVENT_QUEUE);
+    node_event_t ev;
+    assert_true(node_poll_event(n, &ev));
+    assert_int_equal(ev.type, NODE_EVENT_WAITING);
+    for (int k = 1; k < ZQ_NODE_EVENT_QUEUE; k++) {
+        assert_true(node_poll_event(n, &ev));
+        assert_int_equal(ev.type, NODE_EVENT_PEER_REFUSED);
+        assert_int_equal(ev.peer, NODE_NO_PEER);
+    }
+    assert_false(node_poll_event(n, &ev));
+    assert_int_equal(node_events_pending(n), 0);
+}
+
 static void garbage_signalling_is_counted_and_ignored(void **state)
 {
     (void)state;
@@ -691,6 +720,8 @@ int main(void)
         cmocka_unit_test_setup(a_refusal_from_a_member_we_hold_no_slot_for_is_still_reported,
                                reset),
         cmocka_unit_test_setup(a_member_given_a_slot_leaves_the_wait_list, reset),
+        cmocka_unit_test_setup(
+            a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones, reset),
         cmocka_unit_test_setup(garbage_signalling_is_counted_and_ignored, reset),
         cmocka_unit_test_setup(echo_service_returns_every_size_and_kind_through_small_buffers,
                                reset),
