@@ -710,6 +710,35 @@ static void a_request_nobody_answers_fails_after_its_retries(void **state)
     assert_int_equal(brk_stats(broker(0))->requests_failed, 1);
 }
 
+/* Two rounds of requests nobody answers fail at their timeout while the application polls
+ * no broker event: more failures than the event queue holds. */
+static void a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones(void **state)
+{
+    (void)state;
+    room_of(2, 34, clean);
+    brk_t *b = broker(0);
+    const size_t capacity = sizeof b->events / sizeof b->events[0];
+    uint32_t handles[2 * ZQ_BRK_MAX_REQUESTS];
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < ZQ_BRK_MAX_REQUESTS; k++) {
+            assert_int_equal(brk_request(b, mesh.now, "nobody", "0", 1, 100, 0,
+                                         &handles[round * ZQ_BRK_MAX_REQUESTS + k]),
+                             ZQ_OK);
+        }
+        mesh.now += 101;
+        brk_handle_timeout(b, mesh.now);
+    }
+    assert_int_equal(brk_stats(b)->requests_failed, 2 * ZQ_BRK_MAX_REQUESTS);
+    assert_int_equal(brk_events_refused(b), 2 * ZQ_BRK_MAX_REQUESTS - capacity);
+    brk_event_t ev;
+    for (size_t k = 0; k < capacity; k++) {
+        assert_true(brk_poll_event(b, mesh.now, &ev));
+        assert_int_equal(ev.type, BRK_EVENT_REQUEST_FAILED);
+        assert_int_equal(ev.handle, handles[k]);
+    }
+    assert_int_equal(brk_events_refused(b), 2 * ZQ_BRK_MAX_REQUESTS - capacity);
+}
+
 /* ---- A plain ZeroQ peer (frames of zeroq-wire.md, sent and read as text) ----------------------- */
 
 static bool raw_saw(unsigned i, const char *needle)
@@ -1234,6 +1263,7 @@ int main(void)
         cmocka_unit_test(a_request_to_a_silent_responder_is_retried_with_another),
         cmocka_unit_test(a_request_to_a_crashed_responder_goes_to_the_next_at_once),
         cmocka_unit_test(a_request_nobody_answers_fails_after_its_retries),
+        cmocka_unit_test(a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones),
         cmocka_unit_test(zeroq_ping_is_answered_with_pong_and_zq_pings_every_ten_seconds),
         cmocka_unit_test(a_peer_that_says_nothing_is_taken_for_zeroq_after_a_second),
         cmocka_unit_test(a_hello_after_the_wait_still_gets_our_sub),
