@@ -250,6 +250,40 @@ static void close_from_client_reaches_server(void **state)
     dtls_pair_free(&pair);
 }
 
+static bool client_connected(dtls_pair_t *p)
+{
+    return p->end[0].connected;
+}
+
+/* DTLS_EVENT_QUEUE holds a connection's every event: CONNECTED, then CLOSED (or FAILED), and
+ * nothing after, here with the server polling none and garbage arriving after the close. */
+static void a_connection_queues_its_two_events_and_its_queue_refuses_none(void **state)
+{
+    (void)state;
+    start(14, clean);
+    pair.end[1].not_polling = true;
+    assert_true(dtls_pair_run(&pair, pair.now + 5000, client_connected));
+    dtls_close(&pair.end[0].conn, pair.now);
+    const uint8_t *data;
+    size_t len;
+    assert_true(dtls_poll_transmit(&pair.end[0].conn, &data, &len));
+    simnet_send(&pair.net, pair.now, &pair.end[0].addr, &pair.end[1].addr, data, len);
+    uint8_t junk[64];
+    memset(junk, 0xEE, sizeof junk);
+    inject(1, junk, sizeof junk);
+    dtls_pair_run(&pair, pair.now + 100, NULL);
+
+    dtls_t *server = &pair.end[1].conn;
+    assert_int_equal(dtls_events_refused(server), 0);
+    dtls_event_t ev;
+    assert_true(dtls_poll_event(server, &ev));
+    assert_int_equal(ev.type, DTLS_EVENT_CONNECTED);
+    assert_true(dtls_poll_event(server, &ev));
+    assert_int_equal(ev.type, DTLS_EVENT_CLOSED);
+    assert_false(dtls_poll_event(server, &ev));
+    dtls_pair_free(&pair);
+}
+
 static void close_from_server_reaches_client(void **state)
 {
     (void)state;
@@ -461,6 +495,7 @@ int main(void)
         cmocka_unit_test(records_before_the_client_hello_leave_the_server_waiting),
         cmocka_unit_test(close_from_client_reaches_server),
         cmocka_unit_test(close_from_server_reaches_client),
+        cmocka_unit_test(a_connection_queues_its_two_events_and_its_queue_refuses_none),
         cmocka_unit_test(handshake_times_out_when_the_peer_is_silent),
         cmocka_unit_test(client_hello_fragmented_over_several_records_is_reassembled),
         cmocka_unit_test(keylog_lines_match_on_both_sides),

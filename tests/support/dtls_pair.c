@@ -79,7 +79,7 @@ static void flush(dtls_pair_t *p, int side)
         }
     }
     dtls_event_t ev;
-    while (dtls_poll_event(&e->conn, &ev)) {
+    while (!e->not_polling && dtls_poll_event(&e->conn, &ev)) {
         if (ev.type == DTLS_EVENT_CONNECTED) {
             e->connected = true;
         } else if (ev.type == DTLS_EVENT_CLOSED) {

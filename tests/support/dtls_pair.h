@@ -34,6 +34,7 @@ typedef struct {
     dtls_t conn;
     zq_addr_t addr;
     bool mute;   /* drop what it sends */
+    bool not_polling; /* the application does not call dtls_poll_event() */
     bool deaf;   /* drop what is sent to it */
     bool connected;
     bool closed;
