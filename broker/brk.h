@@ -24,7 +24,10 @@
  *
  * Nothing is dropped silently: publish, enqueue, request and reply return ZQ_ERR_WOULD_BLOCK
  * when the broker cannot take more now (BRK_EVENT_WRITABLE follows), ZQ_ERR_TOO_LONG for what
- * could never be sent, and messages a subscriber missed are announced (BRK_EVENT_LOST).
+ * could never be sent, and messages a subscriber missed are announced (BRK_EVENT_LOST). An
+ * event not tied to a frame (peer up or down, dead letter, failed request, undelivered
+ * messages) that finds the event queue full, because brk_poll_event() was not called to the
+ * end, is refused and counted: brk_events_refused().
  */
 #ifndef ZQ_BRK_H
 #define ZQ_BRK_H

@@ -37,8 +37,7 @@ FP_SIZE(peer_t__events, FP_MEMBER(peer_t, events));
 FP_SIZE(peer_t__out, FP_MEMBER(peer_t, out));
 FP_SIZE(peer_t__sctp_send_buf, FP_MEMBER(peer_t, sctp_send_buf));
 FP_SIZE(peer_t__sctp_recv_buf, FP_MEMBER(peer_t, sctp_recv_buf));
-FP_SIZE(peer_event_t, sizeof(peer_event_t));
-FP_SIZE(peer_event_t__candidate, FP_MEMBER(peer_event_t, candidate));
+FP_SIZE(peer_event_slot_t, sizeof(peer_event_slot_t));
 FP_SIZE(peer_event_queue, ZQ_PEER_EVENT_QUEUE);
 
 /* Inside the layers */

@@ -213,7 +213,7 @@ def main():
     lines = [
         ("peer_t: SCTP send buffer", "peer_t__sctp_send_buf"),
         ("peer_t: SCTP receive buffer", "peer_t__sctp_recv_buf"),
-        ("peer_t: event queue (peer_event_t with its candidate text)", "peer_t__events"),
+        ("peer_t: event queue (peer_event_slot_t)", "peer_t__events"),
         ("peer_t: ICE agent", "peer_t__ice"),
         ("peer_t: SCTP association", "peer_t__sctp"),
         ("peer_t: DTLS connection (its record buffer: 1,200)", "peer_t__dtls"),
@@ -231,9 +231,9 @@ def main():
             a, b = p_def[key], p_dev[key]
         row(label, f"{a:,}", f"{b:,}")
     print()
-    print(f"peer_event_t is {p_dev['peer_event_t']} bytes, {p_dev['peer_event_t__candidate']} "
-          f"of them candidate text; a peer queues {p_dev['peer_event_queue']} of them "
-          f"(device), {p_def['peer_event_queue']} (defaults).\n")
+    print(f"peer_event_slot_t is {p_dev['peer_event_slot_t']} bytes (a candidate's line is "
+          f"written when its event is polled); a peer queues {p_dev['peer_event_queue']} of "
+          f"them (device), {p_def['peer_event_queue']} (defaults).\n")
 
     if ref == "cortex-m4":
         folders = by_folder(os.path.join(root, ref))
