@@ -1,5 +1,5 @@
 /* bench_peer: the zq side of `scripts/bench browser`'s one-way rows. A zq node hosted as
- * `zq echo` hosts one (node_host.h, sig_link.h, the port's poll loop, the same stack and
+ * `zq echo` hosts one (host/host.h on node_host.h's loop driver, the same stack and
  * buffers), joined to a `zq signal` room; instead of echoing it counts what a peer sends and
  * sends on request, so one direction at a time is measured, at the receiver.
  *
@@ -28,7 +28,6 @@
 #include "cli/cli.h"
 #include "port/posix/loop.h"
 #include "cli/node_host.h"
-#include "cli/sig_link.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 
@@ -58,9 +57,7 @@ typedef struct {
     dtls_identity_t identity;
     dtls_context_t dtls;
     node_t node;
-    zq_socket_t socks[ZQ_NODE_MAX_HOSTS];
-    uint8_t n_socks;
-    zq_sig_link_t sig;
+    zq_node_host_t nh;
     bench_peer_t peers[ZQ_NODE_MAX_PEERS];
 } app_t;
 
@@ -208,27 +205,40 @@ static void read_all(app_t *a, uint64_t now)
     }
 }
 
-/* ---- Loop driver --------------------------------------------------------------------------- */
+/* ---- The host's callbacks ---------------------------------------------------------------- */
 
-static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
-                         const zq_addr_t *remote, const uint8_t *data, size_t len)
+static void on_node_event(void *ctx, uint64_t now, const node_event_t *ev)
 {
-    app_t *a = obj;
-    (void)node_handle_datagram(&a->node, now, local, remote, data, len);
+    app_t *a = ctx;
+    (void)now;
+    if (ev->peer >= ZQ_NODE_MAX_PEERS) {
+        return;
+    }
+    if (ev->type == NODE_EVENT_PEER_CONNECTED) {
+        memset(&a->peers[ev->peer], 0, sizeof a->peers[ev->peer]);
+        (void)fprintf(stderr, CMD ": peer %s connected\n", node_peer_id(&a->node, ev->peer));
+    } else if (ev->type == NODE_EVENT_PEER_GONE) {
+        a->peers[ev->peer].sending = false;
+        (void)fprintf(stderr, CMD ": peer %s gone\n", node_peer_id(&a->node, ev->peer));
+    }
 }
 
-static void drv_timeout(void *obj, uint64_t now)
+static void on_read(void *ctx, uint64_t now)
 {
-    app_t *a = obj;
-    zq_sig_link_timeout(&a->sig, now);
-    node_handle_timeout(&a->node, now);
+    app_t *a = ctx;
+    read_all(a, now);
+    for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (a->node.peers[i].used && a->node.peers[i].open) {
+            pump_send(a, now, i);
+        }
+    }
 }
 
 /* A source's end time is a deadline too: its "sent" must not wait for the next datagram. */
-static uint64_t drv_next_timeout(void *obj)
+static uint64_t next_timeout(void *ctx)
 {
-    app_t *a = obj;
-    uint64_t t = zq_time_min(zq_sig_link_next_timeout(&a->sig), node_next_timeout(&a->node));
+    app_t *a = ctx;
+    uint64_t t = ZQ_TIME_NEVER;
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (a->peers[i].sending) {
             t = zq_time_min(t, a->peers[i].until);
@@ -237,46 +247,10 @@ static uint64_t drv_next_timeout(void *obj)
     return t;
 }
 
-static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const uint8_t **data,
-                         size_t *len)
-{
-    app_t *a = obj;
-    return zq_node_host_transmit(&a->node, zq_loop_now(&a->loop), local, remote, data, len);
-}
-
-static void drv_after_io(void *obj, uint64_t now)
-{
-    app_t *a = obj;
-    do {
-        node_event_t ev;
-        while (node_poll_event(&a->node, &ev)) {
-            if (ev.peer >= ZQ_NODE_MAX_PEERS) {
-                continue;
-            }
-            if (ev.type == NODE_EVENT_PEER_CONNECTED) {
-                memset(&a->peers[ev.peer], 0, sizeof a->peers[ev.peer]);
-                (void)fprintf(stderr, CMD ": peer %s connected\n", node_peer_id(&a->node, ev.peer));
-            } else if (ev.type == NODE_EVENT_PEER_GONE) {
-                a->peers[ev.peer].sending = false;
-                (void)fprintf(stderr, CMD ": peer %s gone\n", node_peer_id(&a->node, ev.peer));
-            }
-        }
-        read_all(a, now);
-        for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
-            if (a->node.peers[i].used && a->node.peers[i].open) {
-                pump_send(a, now, i);
-            }
-        }
-    } while (node_events_pending(&a->node) > 0);
-    zq_sig_link_flush(&a->sig, now);
-}
-
-static const zq_driver_t driver = {
-    .handle_datagram = drv_datagram,
-    .handle_timeout = drv_timeout,
-    .next_timeout = drv_next_timeout,
-    .poll_transmit = drv_transmit,
-    .after_io = drv_after_io,
+static const zq_host_callbacks_t callbacks = {
+    .on_node_event = on_node_event,
+    .on_read = on_read,
+    .next_timeout = next_timeout,
 };
 
 /* What each peer's SCTP receiver and sender counted, on stderr at exit: a stalled cell can
@@ -324,19 +298,18 @@ static int start(app_t *a)
     cfg.rand = a->rand;
     cfg.dtls = &a->dtls;
     zq_addr_t any = zq_cli_any_addr(ZQ_AF_INET4, 0);
-    a->n_socks = zq_node_host_open_udp(&any, a->socks, &cfg);
-    size_t id;
-    if (a->n_socks == 0 || node_init(&a->node, &cfg) != ZQ_OK ||
-        zq_loop_add_driver(&a->loop, &driver, a, &id) != ZQ_OK) {
+    if (zq_node_host_open_udp(&a->nh, &any, &cfg) == 0 || node_init(&a->node, &cfg) != ZQ_OK ||
+        zq_node_host_drive(&a->nh, &a->loop, &cfg, NULL, a) != ZQ_OK) {
         (void)fprintf(stderr, CMD ": cannot start the node\n");
         return 1;
     }
-    for (uint8_t i = 0; i < a->n_socks; i++) {
-        (void)zq_loop_add_socket(&a->loop, id, a->socks[i], &cfg.hosts[i]);
-    }
+    zq_host_config_t hcfg;
+    zq_host_config_default(&hcfg);
+    hcfg.rand = a->rand;
+    zq_host_init(&a->nh.host, &a->node, NULL, &hcfg, &callbacks, a);
     const char *why = NULL;
-    if (zq_sig_link_init(&a->sig, CMD, &a->loop, &a->node, a->signal, &why) != ZQ_OK ||
-        zq_sig_link_open(&a->sig, &why) != ZQ_OK) {
+    if (zq_sig_link_init(&a->nh.sig, CMD, &a->loop, &a->nh.host, a->signal, &why) != ZQ_OK ||
+        zq_sig_link_open(&a->nh.sig, &why) != ZQ_OK) {
         (void)fprintf(stderr, CMD ": %s: %s\n", a->signal, why ? why : "cannot connect");
         return 1;
     }
@@ -347,7 +320,6 @@ static int start(app_t *a)
 int main(int argc, char **argv)
 {
     app_t *a = &app;
-    a->sig.reconnect_at = ZQ_TIME_NEVER;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (zq_cli_take_value(argc, argv, &i, "--signal", &v) && v != NULL) {
@@ -368,17 +340,15 @@ int main(int argc, char **argv)
     zq_loop_init(&a->loop);
     int rc = start(a);
     if (rc == 0) {
-        zq_cli_stop_loop_on_signals(&a->loop);
+        zq_loop_stop_on_signals(&a->loop);
         zq_err_t err = zq_loop_run(&a->loop, ZQ_TIME_NEVER);
-        zq_cli_stop_loop_on_signals(NULL);
+        zq_loop_stop_on_signals(NULL);
         report_peers(a);
         node_close(&a->node, zq_loop_now(&a->loop));
         (void)zq_loop_run(&a->loop, zq_loop_now(&a->loop) + 100);
-        zq_sig_link_close(&a->sig);
+        zq_sig_link_close(&a->nh.sig);
         rc = err == ZQ_OK ? 0 : 1;
     }
-    for (uint8_t i = 0; i < a->n_socks; i++) {
-        zq_port_udp_close(a->socks[i]);
-    }
+    zq_node_host_close_udp(&a->nh);
     return rc;
 }

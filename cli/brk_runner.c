@@ -1,5 +1,5 @@
 /* The plumbing of the broker commands (see brk_runner.h): identity, UDP sockets, node and
- * broker, the WebSocket to the signalling server, and the loop driver between them. */
+ * broker on the host (node_host.h), what the command sees of it, and finishing. */
 #include "cli/brk_runner.h"
 
 #include <inttypes.h>
@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/node_host.h"
 
 /* After the last input the ABORTs of a close get this long to leave before the sockets
  * close. */
@@ -57,7 +56,7 @@ static const char *label(const zq_brk_runner_t *r)
  * room, and when each peer can be sent to. */
 static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
 {
-    if (zq_sig_link_note_slots(&r->sig, ev)) { /* said even without --verbose: it is why */
+    if (zq_sig_link_note_slots(&r->nh.sig, ev)) { /* said even without --verbose: it is why */
         return;
     }
     if (!r->opt.verbose) {
@@ -136,86 +135,58 @@ uint64_t zq_brk_runner_now(zq_brk_runner_t *r)
     return zq_loop_now(&r->loop);
 }
 
-/* ---- Loop driver --------------------------------------------------------------------------- */
+/* ---- The host's callbacks: what the command sees, and --verbose ------------------------- */
 
-static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
-                         const zq_addr_t *remote, const uint8_t *data, size_t len)
+static void on_node_event(void *ctx, uint64_t now, const node_event_t *ev)
 {
-    zq_brk_runner_t *r = obj;
-    (void)node_handle_datagram(&r->node, now, local, remote, data, len);
+    (void)now;
+    note_node_event(ctx, ev);
 }
 
-static void drv_timeout(void *obj, uint64_t now)
+/* None once the command finished: what comes then is drained, so acks and pongs still go. */
+static void on_event(void *ctx, uint64_t now, const brk_event_t *ev)
 {
-    zq_brk_runner_t *r = obj;
-    zq_sig_link_timeout(&r->sig, now);
-    node_handle_timeout(&r->node, now);
-    if (brk_next_timeout(&r->brk) <= now) {
-        brk_handle_timeout(&r->brk, now);
+    zq_brk_runner_t *r = ctx;
+    if (!r->finishing && r->cb.on_event != NULL) {
+        r->cb.on_event(r->ctx, r, now, ev);
     }
-    /* The command's own deadline: after_io (on_idle) follows every timeout. */
 }
 
-static uint64_t drv_next_timeout(void *obj)
+static void on_idle(void *ctx, uint64_t now)
 {
-    zq_brk_runner_t *r = obj;
-    uint64_t t = zq_time_min(zq_sig_link_next_timeout(&r->sig), node_next_timeout(&r->node));
-    t = zq_time_min(t, brk_next_timeout(&r->brk));
-    if (r->finishing) {
-        return zq_time_min(t, r->finish_by);
-    }
-    return r->cb.next_timeout != NULL ? zq_time_min(t, r->cb.next_timeout(r->ctx)) : t;
-}
-
-static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const uint8_t **data,
-                         size_t *len)
-{
-    zq_brk_runner_t *r = obj;
-    return zq_node_host_transmit(&r->node, zq_loop_now(&r->loop), local, remote, data, len);
-}
-
-/* Node events into the broker, broker events to the command (none once it finished: what
- * comes then is drained, so acks and pongs still go). Reading can open a channel and so make
- * new node events: round until neither has anything left. */
-static void drain_events(zq_brk_runner_t *r, uint64_t now)
-{
-    do {
-        node_event_t ev;
-        while (node_poll_event(&r->node, &ev)) {
-            note_node_event(r, &ev);
-            brk_handle_node_event(&r->brk, now, &ev);
-        }
-        brk_event_t bev;
-        while (brk_poll_event(&r->brk, now, &bev)) {
-            if (!r->finishing && r->cb.on_event != NULL) {
-                r->cb.on_event(r->ctx, r, now, &bev);
-            }
-        }
-    } while (node_events_pending(&r->node) > 0);
-}
-
-static void drv_after_io(void *obj, uint64_t now)
-{
-    zq_brk_runner_t *r = obj;
-    drain_events(r, now);
+    zq_brk_runner_t *r = ctx;
     note_ready_peers(r);
     if (!r->finishing && r->cb.on_idle != NULL) {
         r->cb.on_idle(r->ctx, r, now);
-        drain_events(r, now); /* what the command's calls made due */
     }
-    zq_sig_link_flush(&r->sig, now);
+}
+
+static uint64_t next_timeout(void *ctx)
+{
+    zq_brk_runner_t *r = ctx;
+    if (r->finishing) {
+        return r->finish_by;
+    }
+    return r->cb.next_timeout != NULL ? r->cb.next_timeout(r->ctx) : ZQ_TIME_NEVER;
+}
+
+static const zq_host_callbacks_t host_callbacks = {
+    .on_node_event = on_node_event,
+    .on_event = on_event,
+    .on_idle = on_idle,
+    .next_timeout = next_timeout,
+};
+
+/* After every turn: stdin's lines and child processes (extra fds, no host input) call the
+ * broker too, so settle; then stop once finished and flushed. */
+static void after_io(void *ctx, uint64_t now)
+{
+    zq_brk_runner_t *r = ctx;
+    zq_host_settle(&r->nh.host, now);
     if (r->finishing && (now >= r->finish_by || flushed(r))) {
         zq_loop_stop(&r->loop);
     }
 }
-
-static const zq_driver_t runner_driver = {
-    .handle_datagram = drv_datagram,
-    .handle_timeout = drv_timeout,
-    .next_timeout = drv_next_timeout,
-    .poll_transmit = drv_transmit,
-    .after_io = drv_after_io,
-};
 
 /* ---- Setup --------------------------------------------------------------------------------- */
 
@@ -224,8 +195,7 @@ static const zq_driver_t runner_driver = {
 static int open_udp(zq_brk_runner_t *r, node_config_t *cfg)
 {
     zq_addr_t any = zq_cli_any_addr(ZQ_AF_INET4, 0);
-    r->n_socks = zq_node_host_open_udp(&any, r->socks, cfg);
-    if (r->n_socks == 0) {
+    if (zq_node_host_open_udp(&r->nh, &any, cfg) == 0) {
         return zq_cli_fail(r->cmd, "cannot open a UDP socket on any IPv4 address");
     }
     return -1;
@@ -264,21 +234,21 @@ static int start_broker(zq_brk_runner_t *r)
     brk_config_default(&bcfg);
     bcfg.rand = r->rand;
     bcfg.wall_offset_ms = wall_offset_ms();
-    size_t id;
     if (node_init(&r->node, &cfg) != ZQ_OK || brk_init(&r->brk, &r->node, &bcfg) != ZQ_OK ||
-        zq_loop_add_driver(&r->loop, &runner_driver, r, &id) != ZQ_OK) {
+        zq_node_host_drive(&r->nh, &r->loop, &cfg, after_io, r) != ZQ_OK) {
         return zq_cli_fail(r->cmd, "cannot start the node");
     }
-    for (uint8_t i = 0; i < r->n_socks; i++) {
-        (void)zq_loop_add_socket(&r->loop, id, r->socks[i], &cfg.hosts[i]);
-    }
+    zq_host_config_t hcfg;
+    zq_host_config_default(&hcfg);
+    hcfg.rand = r->rand;
+    zq_host_init(&r->nh.host, &r->node, &r->brk, &hcfg, &host_callbacks, r);
     return -1;
 }
 
 static int connect_signal(zq_brk_runner_t *r)
 {
     const char *why = NULL;
-    if (zq_sig_link_open(&r->sig, &why) != ZQ_OK) {
+    if (zq_sig_link_open(&r->nh.sig, &why) != ZQ_OK) {
         return zq_cli_fail(r->cmd, "cannot reach %s: %s", r->opt.signal, why);
     }
     if (r->opt.verbose) {
@@ -294,7 +264,8 @@ static int check_options(zq_brk_runner_t *r)
     const char *why = NULL;
     /* The label, not the command: `zq demo` runs two devices in one terminal, and the link's
      * lines (a member waits for a slot, signalling closed) must say which one. */
-    if (zq_sig_link_init(&r->sig, label(r), &r->loop, &r->node, r->opt.signal, &why) != ZQ_OK) {
+    if (zq_sig_link_init(&r->nh.sig, label(r), &r->loop, &r->nh.host, r->opt.signal,
+                         &why) != ZQ_OK) {
         return zq_cli_usage_error(r->cmd, "--signal '%s': %s", r->opt.signal, why);
     }
     size_t room = strlen(r->opt.room);
@@ -322,9 +293,7 @@ int zq_brk_runner_start(zq_brk_runner_t *r, const char *cmd, const zq_brk_net_op
         rc = connect_signal(r);
     }
     if (rc >= 0) {
-        for (uint8_t i = 0; i < r->n_socks; i++) {
-            zq_port_udp_close(r->socks[i]);
-        }
+        zq_node_host_close_udp(&r->nh);
     }
     return rc;
 }
@@ -337,17 +306,15 @@ static void shut_down(zq_brk_runner_t *r)
     r->finishing = true; /* no more callbacks into the command */
     node_close(&r->node, zq_loop_now(&r->loop));
     (void)zq_loop_run(&r->loop, zq_loop_now(&r->loop) + CLOSE_GRACE_MS);
-    zq_sig_link_close(&r->sig);
-    for (uint8_t i = 0; i < r->n_socks; i++) {
-        zq_port_udp_close(r->socks[i]);
-    }
+    zq_sig_link_close(&r->nh.sig);
+    zq_node_host_close_udp(&r->nh);
 }
 
 int zq_brk_runner_run(zq_brk_runner_t *r)
 {
-    zq_cli_stop_loop_on_signals(&r->loop);
+    zq_loop_stop_on_signals(&r->loop);
     zq_err_t err = zq_loop_run(&r->loop, ZQ_TIME_NEVER);
-    zq_cli_stop_loop_on_signals(NULL);
+    zq_loop_stop_on_signals(NULL);
     bool interrupted = !r->finishing;
     if (err != ZQ_OK) {
         r->exit_code = zq_cli_fail(r->cmd, "event loop: %s", zq_strerror(err));

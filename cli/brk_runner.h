@@ -1,9 +1,10 @@
 /**
  * @file brk_runner.h
  * @brief What every broker command of the zq program (pub, sub, put, work, req, rep, dlq)
- *        runs on: a DTLS identity, one UDP socket per host address, a node in a signalling
- *        room over a WebSocket that reconnects, the broker on that node, and the poll loop
- *        that feeds one into the other. A command only reacts to broker events.
+ *        runs on: a node and its broker hosted on this machine (node_host.h over
+ *        host/host.h: identity, UDP sockets, the signalling link that reconnects, the loop),
+ *        the command's --verbose lines, and finishing once what was sent is acknowledged.
+ *        A command only reacts to broker events.
  *
  * The runner owns the plumbing; the command gets each broker event (its strings borrowed
  * until the callback returns) and an idle call after every input, where it checks whatever it
@@ -30,7 +31,7 @@
 #include "node/node.h"
 #include "cli/cli.h"
 #include "port/posix/loop.h"
-#include "cli/sig_link.h"
+#include "cli/node_host.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 
@@ -92,9 +93,7 @@ struct zq_brk_runner {
     dtls_context_t dtls;
     node_t node;
     brk_t brk;
-    zq_socket_t socks[ZQ_NODE_MAX_HOSTS]; /* one per host candidate */
-    uint8_t n_socks;
-    zq_sig_link_t sig;
+    zq_node_host_t nh;                    /* the host, its signalling link and UDP sockets */
     uint32_t ready_seen;                  /* bit per peer slot found ready (for --verbose) */
     uint32_t ready_zq;                    /* ... and found ready as a zq peer */
     bool finishing;                       /* zq_brk_runner_finish() was called */

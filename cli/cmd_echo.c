@@ -35,9 +35,7 @@ typedef struct {
     dtls_context_t dtls;
     node_t node;
     echo_t echo;
-    zq_socket_t socks[ZQ_NODE_MAX_HOSTS]; /* one per host candidate */
-    uint8_t n_socks;
-    zq_sig_link_t sig;
+    zq_node_host_t nh;
     uint32_t refused_seen[ZQ_NODE_MAX_PEERS]; /* each slot's refused channel opens, reported */
     unsigned probe_rounds;  /* peers whose probes finished */
     bool probe_failed;
@@ -61,7 +59,7 @@ static void print_event(echo_app_t *a, const node_event_t *ev)
         break;
     case NODE_EVENT_PEER_REFUSED:
     case NODE_EVENT_WAITING:
-        (void)zq_sig_link_note_slots(&a->sig, ev);
+        (void)zq_sig_link_note_slots(&a->nh.sig, ev);
         break;
     case NODE_EVENT_PEER_GONE:
         (void)fprintf(stderr, "zq echo: peer %s gone%s%s%s\n", node_peer_id(&a->node, ev->peer),
@@ -89,34 +87,7 @@ static void print_report(echo_app_t *a, const echo_report_t *r)
     }
 }
 
-/* ---- Loop driver --------------------------------------------------------------------------- */
-
-static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
-                         const zq_addr_t *remote, const uint8_t *data, size_t len)
-{
-    echo_app_t *a = obj;
-    (void)node_handle_datagram(&a->node, now, local, remote, data, len);
-}
-
-static void drv_timeout(void *obj, uint64_t now)
-{
-    echo_app_t *a = obj;
-    zq_sig_link_timeout(&a->sig, now);
-    node_handle_timeout(&a->node, now);
-}
-
-static uint64_t drv_next_timeout(void *obj)
-{
-    echo_app_t *a = obj;
-    return zq_time_min(zq_sig_link_next_timeout(&a->sig), node_next_timeout(&a->node));
-}
-
-static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const uint8_t **data,
-                         size_t *len)
-{
-    echo_app_t *a = obj;
-    return zq_node_host_transmit(&a->node, zq_loop_now(&a->loop), local, remote, data, len);
-}
+/* ---- The host's callbacks ---------------------------------------------------------------- */
 
 /* A channel the peer opened and the stack refused (RFC 8832 §6: a stream id of the opener's
  * wrong parity, one in use, no free channel, or a label too long) is closed there at once;
@@ -136,33 +107,35 @@ static void report_refused_channels(echo_app_t *a)
     }
 }
 
-static void drv_after_io(void *obj, uint64_t now)
+static void on_node_event(void *ctx, uint64_t now, const node_event_t *ev)
 {
-    echo_app_t *a = obj;
-    /* Reading messages (echo_pump) can open a channel and so make new events: go round until
-     * neither has anything left, or a connect is only noticed at the next datagram. */
-    do {
-        node_event_t ev;
-        while (node_poll_event(&a->node, &ev)) {
-            print_event(a, &ev);
-            echo_handle_event(&a->echo, now, &ev);
-        }
-        echo_pump(&a->echo, now);
-    } while (node_events_pending(&a->node) > 0);
+    echo_app_t *a = ctx;
+    print_event(a, ev);
+    echo_handle_event(&a->echo, now, ev);
+}
+
+/* Echoing reads messages: the host rounds again if that opened a channel. */
+static void on_read(void *ctx, uint64_t now)
+{
+    echo_app_t *a = ctx;
+    echo_pump(&a->echo, now);
+}
+
+static void on_idle(void *ctx, uint64_t now)
+{
+    echo_app_t *a = ctx;
+    (void)now;
     echo_report_t r;
     while (echo_poll_report(&a->echo, &r)) {
         print_report(a, &r);
     }
     report_refused_channels(a);
-    zq_sig_link_flush(&a->sig, now);
 }
 
-static const zq_driver_t echo_driver = {
-    .handle_datagram = drv_datagram,
-    .handle_timeout = drv_timeout,
-    .next_timeout = drv_next_timeout,
-    .poll_transmit = drv_transmit,
-    .after_io = drv_after_io,
+static const zq_host_callbacks_t echo_callbacks = {
+    .on_node_event = on_node_event,
+    .on_read = on_read,
+    .on_idle = on_idle,
 };
 
 /* ---- Command line -------------------------------------------------------------------------- */
@@ -276,8 +249,7 @@ static int open_udp(echo_app_t *a, node_config_t *cfg)
     if (zq_cli_parse_addr(a->opt.bind, 0, &want) != ZQ_OK) {
         return zq_cli_usage_error(ECHO_CMD, "--bind wants an IP address, not '%s'", a->opt.bind);
     }
-    a->n_socks = zq_node_host_open_udp(&want, a->socks, cfg);
-    if (a->n_socks == 0) {
+    if (zq_node_host_open_udp(&a->nh, &want, cfg) == 0) {
         return zq_cli_fail(ECHO_CMD, "cannot open a UDP socket on %s", a->opt.bind);
     }
     return -1;
@@ -303,14 +275,14 @@ static int start_node(echo_app_t *a)
     if (rc >= 0) {
         return rc;
     }
-    size_t id;
     if (node_init(&a->node, &cfg) != ZQ_OK ||
-        zq_loop_add_driver(&a->loop, &echo_driver, a, &id) != ZQ_OK) {
+        zq_node_host_drive(&a->nh, &a->loop, &cfg, NULL, a) != ZQ_OK) {
         return zq_cli_fail(ECHO_CMD, "cannot start the node");
     }
-    for (uint8_t i = 0; i < a->n_socks; i++) {
-        (void)zq_loop_add_socket(&a->loop, id, a->socks[i], &cfg.hosts[i]);
-    }
+    zq_host_config_t hcfg;
+    zq_host_config_default(&hcfg);
+    hcfg.rand = a->rand;
+    zq_host_init(&a->nh.host, &a->node, NULL, &hcfg, &echo_callbacks, a);
     echo_init(&a->echo, &a->node, a->opt.probes);
     return -1;
 }
@@ -318,10 +290,11 @@ static int start_node(echo_app_t *a)
 static int connect_signal(echo_app_t *a)
 {
     const char *why = NULL;
-    if (zq_sig_link_init(&a->sig, ECHO_CMD, &a->loop, &a->node, a->opt.signal, &why) != ZQ_OK) {
+    if (zq_sig_link_init(&a->nh.sig, ECHO_CMD, &a->loop, &a->nh.host, a->opt.signal,
+                         &why) != ZQ_OK) {
         return zq_cli_usage_error(ECHO_CMD, "--signal '%s': %s", a->opt.signal, why);
     }
-    if (zq_sig_link_open(&a->sig, &why) != ZQ_OK) {
+    if (zq_sig_link_open(&a->nh.sig, &why) != ZQ_OK) {
         return zq_cli_fail(ECHO_CMD, "cannot reach %s: %s", a->opt.signal, why);
     }
     (void)fprintf(stderr, "zq echo: connected to %s, joining '%s'\n", a->opt.signal, a->opt.room);
@@ -333,7 +306,7 @@ static void shut_down(echo_app_t *a)
 {
     node_close(&a->node, zq_loop_now(&a->loop));
     (void)zq_loop_run(&a->loop, zq_loop_now(&a->loop) + 100);
-    zq_sig_link_close(&a->sig);
+    zq_sig_link_close(&a->nh.sig);
     const echo_stats_t *st = &a->echo.stats;
     (void)fprintf(stderr,
                   "zq echo: echoed %" PRIu64 " messages (%" PRIu64 " bytes); %" PRIu64
@@ -345,7 +318,6 @@ int zq_cmd_echo(int argc, char **argv)
 {
     echo_app_t *a = &app;
     memset(a, 0, sizeof *a);
-    a->sig.reconnect_at = ZQ_TIME_NEVER; /* until connect_signal() */
     int rc = parse_options(argc, argv, &a->opt);
     if (rc >= 0) {
         return rc;
@@ -353,15 +325,13 @@ int zq_cmd_echo(int argc, char **argv)
     zq_loop_init(&a->loop);
     a->rand = zq_port_rand();
     if ((rc = make_identity(a)) < 0 && (rc = start_node(a)) < 0 && (rc = connect_signal(a)) < 0) {
-        zq_cli_stop_loop_on_signals(&a->loop);
+        zq_loop_stop_on_signals(&a->loop);
         zq_err_t err = zq_loop_run(&a->loop, ZQ_TIME_NEVER);
-        zq_cli_stop_loop_on_signals(NULL);
+        zq_loop_stop_on_signals(NULL);
         shut_down(a);
         rc = err != ZQ_OK ? zq_cli_fail(ECHO_CMD, "event loop: %s", zq_strerror(err))
                           : a->exit_code;
     }
-    for (uint8_t i = 0; i < a->n_socks; i++) {
-        zq_port_udp_close(a->socks[i]);
-    }
+    zq_node_host_close_udp(&a->nh);
     return rc;
 }

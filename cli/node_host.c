@@ -33,27 +33,57 @@ static size_t host_addresses(const zq_addr_t *want, zq_addr_t *out, size_t cap)
     return kept;
 }
 
-uint8_t zq_node_host_open_udp(const zq_addr_t *want, zq_socket_t socks[ZQ_NODE_MAX_HOSTS],
-                              node_config_t *cfg)
+uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_config_t *cfg)
 {
     zq_addr_t addrs[ZQ_NODE_MAX_HOSTS];
     size_t n = host_addresses(want, addrs, ZQ_NODE_MAX_HOSTS);
-    uint8_t opened = 0;
+    nh->n_socks = 0;
     for (size_t i = 0; i < n; i++) {
         zq_addr_t bound;
-        if (zq_port_udp_open(&socks[opened], &addrs[i], &bound) == ZQ_OK) {
-            opened++;
+        if (zq_port_udp_open(&nh->socks[nh->n_socks], &addrs[i], &bound) == ZQ_OK) {
+            nh->n_socks++;
             cfg->hosts[cfg->n_hosts++] = bound;
         }
     }
-    return opened;
+    return nh->n_socks;
 }
 
-bool zq_node_host_transmit(node_t *node, uint64_t now, zq_addr_t *local, zq_addr_t *remote,
-                           const uint8_t **data, size_t *len)
+void zq_node_host_close_udp(zq_node_host_t *nh)
 {
+    for (uint8_t i = 0; i < nh->n_socks; i++) {
+        zq_port_udp_close(nh->socks[i]);
+    }
+    nh->n_socks = 0;
+}
+
+/* ---- Loop driver: the loop's inputs into the host, the host's outputs out ------------------ */
+
+static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
+                         const zq_addr_t *remote, const uint8_t *data, size_t len)
+{
+    zq_node_host_t *nh = obj;
+    zq_host_handle_datagram(&nh->host, now, local, remote, data, len);
+}
+
+static void drv_timeout(void *obj, uint64_t now)
+{
+    zq_node_host_t *nh = obj;
+    zq_sig_link_timeout(&nh->sig, now);
+    zq_host_handle_timeout(&nh->host, now);
+}
+
+static uint64_t drv_next_timeout(void *obj)
+{
+    zq_node_host_t *nh = obj;
+    return zq_host_next_timeout(&nh->host);
+}
+
+static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const uint8_t **data,
+                         size_t *len)
+{
+    zq_node_host_t *nh = obj;
     peer_transmit_t tx;
-    if (!node_poll_transmit(node, now, &tx)) {
+    if (!zq_host_poll_transmit(&nh->host, zq_loop_now(nh->loop), &tx)) {
         return false;
     }
     *local = tx.local;
@@ -61,4 +91,35 @@ bool zq_node_host_transmit(node_t *node, uint64_t now, zq_addr_t *local, zq_addr
     *data = tx.data;
     *len = tx.len;
     return true;
+}
+
+static void drv_after_io(void *obj, uint64_t now)
+{
+    zq_node_host_t *nh = obj;
+    if (nh->after_io != NULL) {
+        nh->after_io(nh->ctx, now); /* first: what it makes leaves with the rest */
+    }
+    zq_sig_link_flush(&nh->sig, now);
+}
+
+static const zq_driver_t host_driver = {
+    .handle_datagram = drv_datagram,
+    .handle_timeout = drv_timeout,
+    .next_timeout = drv_next_timeout,
+    .poll_transmit = drv_transmit,
+    .after_io = drv_after_io,
+};
+
+zq_err_t zq_node_host_drive(zq_node_host_t *nh, zq_loop_t *loop, const node_config_t *cfg,
+                            void (*after_io)(void *ctx, uint64_t now), void *ctx)
+{
+    nh->loop = loop;
+    nh->after_io = after_io;
+    nh->ctx = ctx;
+    size_t id;
+    zq_err_t err = zq_loop_add_driver(loop, &host_driver, nh, &id);
+    for (uint8_t i = 0; i < nh->n_socks && err == ZQ_OK; i++) {
+        err = zq_loop_add_socket(loop, id, nh->socks[i], &cfg->hosts[i]);
+    }
+    return err;
 }

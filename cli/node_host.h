@@ -1,23 +1,49 @@
 /**
  * @file node_host.h
- * @brief What a program needs to host a node on this machine, as `zq echo` and the broker
- *        commands do: the DTLS identity on a static arena, one UDP socket per host candidate,
- *        and the node's datagrams for the loop driver.
+ * @brief A node hosted on this machine, as `zq echo`, the broker commands and bench_peer run
+ *        one: the DTLS identity on a static arena, one UDP socket per host candidate, and the
+ *        poll loop driving host/host.h (datagrams, timeouts, signalling) through the
+ *        signalling link. What the node does around its inputs is the host's; this is I/O.
+ *
+ * @code
+ * static zq_node_host_t nh;                  // large (host, WebSocket): static
+ * zq_node_host_identity(&rand, &identity, &dtls);
+ * zq_node_host_open_udp(&nh, &any, &ncfg);   // fills ncfg.hosts
+ * node_init(&node, &ncfg);
+ * zq_host_init(&nh.host, &node, NULL, &hcfg, &callbacks, &app);
+ * zq_sig_link_init(&nh.sig, "echo", &loop, &nh.host, url, &why);
+ * zq_node_host_drive(&nh, &loop, &ncfg, after_io, &app);
+ * zq_sig_link_open(&nh.sig, &why);
+ * zq_loop_run(&loop, ZQ_TIME_NEVER);
+ * @endcode
  */
-#ifndef ZQ_PORT_POSIX_NODE_HOST_H
-#define ZQ_PORT_POSIX_NODE_HOST_H
+#ifndef ZQ_CLI_NODE_HOST_H
+#define ZQ_CLI_NODE_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/sig_link.h"
+#include "host/host.h"
 #include "node/node.h"
+#include "port/posix/loop.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 
 /** mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
  *  identity (README, "Memory and footprint"). One per process: a program hosts one node. */
 #define ZQ_NODE_HOST_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024)
+
+typedef struct {
+    zq_host_t host;
+    zq_sig_link_t sig;
+    zq_loop_t *loop;                      /* borrowed */
+    void (*after_io)(void *ctx, uint64_t now);
+    void *ctx;
+    zq_socket_t socks[ZQ_NODE_MAX_HOSTS]; /* one per host candidate */
+    uint8_t n_socks;
+} zq_node_host_t;
 
 /** Starts the arena and makes the node's certificate and DTLS context. @return false when no
  *  certificate could be made. */
@@ -27,13 +53,19 @@ bool zq_node_host_identity(zq_rand_t *rand, dtls_identity_t *identity, dtls_cont
  * Opens one UDP socket per host address, bound to it, so a datagram's local address says
  * which candidate it reached, as ICE needs (RFC 8445 §7.3): @p want itself, or for an
  * unspecified address every address of its family (loopback too: a browser on this host
- * reaches us there). Fills @p socks and @p cfg's hosts. @return how many opened.
+ * reaches us there). Fills @p nh's sockets and @p cfg's hosts. @return how many opened.
  */
-uint8_t zq_node_host_open_udp(const zq_addr_t *want, zq_socket_t socks[ZQ_NODE_MAX_HOSTS],
-                              node_config_t *cfg);
+uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_config_t *cfg);
 
-/** The loop driver's poll_transmit for @p node. */
-bool zq_node_host_transmit(node_t *node, uint64_t now, zq_addr_t *local, zq_addr_t *remote,
-                           const uint8_t **data, size_t *len);
+/**
+ * Puts @p nh's host on @p loop with the sockets of zq_node_host_open_udp() (@p cfg's hosts):
+ * datagrams and timeouts go to the host, its datagrams to the sockets and its frames to the
+ * signalling link. @p after_io (may be NULL) runs after each turn, once the frames left: where
+ * a program decides to stop. @return ZQ_OK or the loop's error.
+ */
+zq_err_t zq_node_host_drive(zq_node_host_t *nh, zq_loop_t *loop, const node_config_t *cfg,
+                            void (*after_io)(void *ctx, uint64_t now), void *ctx);
 
-#endif /* ZQ_PORT_POSIX_NODE_HOST_H */
+void zq_node_host_close_udp(zq_node_host_t *nh);
+
+#endif /* ZQ_CLI_NODE_HOST_H */

@@ -61,7 +61,7 @@ static void drain(zq_host_t *h, uint64_t now)
         if (h->cb.on_read != NULL) {
             h->cb.on_read(h->ctx, now);
         }
-    } while (h->node->ev_count > 0);
+    } while (node_events_pending(h->node) > 0);
 }
 
 void zq_host_settle(zq_host_t *h, uint64_t now)

@@ -1,6 +1,6 @@
 /* The ESP32 runner (see zq_esp32.h): one FreeRTOS task, a select() loop over the UDP socket
- * and the signalling socket, and the sans-IO rule of docs/design.md: after every input, drain
- * every output (events, datagrams, signalling frames) before waiting for the next one. */
+ * and the signalling socket, feeding host/host.h, which drains every output of an input
+ * (docs/design.md); this sends the datagrams and frames it then has. */
 #include "zq_esp32.h"
 
 #include <errno.h>
@@ -23,12 +23,65 @@ static const char *TAG = "zq";
 /* How often the task looks for an IPv4 address before it has one. */
 #define ADDRESS_POLL_MS 500
 
-/* ---- Signalling ---------------------------------------------------------------------------- */
+/* ---- The host's callbacks: the application's, with the runner's log lines ----------------- */
+
+static void log_node_event(void *ctx, uint64_t now, const node_event_t *ev)
+{
+    zq_esp32_runner_t *r = ctx;
+    (void)now;
+    if (ev->type == NODE_EVENT_WELCOME) {
+        ESP_LOGI(TAG, "in room '%s' as %s", r->room, r->node.my_id);
+    } else if (ev->type == NODE_EVENT_PEER_CONNECTED) {
+        ESP_LOGI(TAG, "peer %s connected in %u ms", node_peer_id(&r->node, ev->peer),
+                 (unsigned)ev->elapsed_ms);
+    } else if (ev->type == NODE_EVENT_PEER_REFUSED) {
+        ESP_LOGW(TAG, "a member waits: all %d peer slots are taken (ZQ_NODE_MAX_PEERS); "
+                      "it is told, and dialed when one frees",
+                 ZQ_NODE_MAX_PEERS);
+    } else if (ev->type == NODE_EVENT_WAITING) {
+        ESP_LOGW(TAG, "a member has no peer slot for us yet; it dials us when it has");
+    } else if (ev->type == NODE_EVENT_PEER_GONE) {
+        ESP_LOGI(TAG, "peer %s gone%s%s", node_peer_id(&r->node, ev->peer),
+                 ev->failure == PEER_FAIL_NONE ? "" : ": ",
+                 ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure));
+    }
+}
+
+static void app_event(void *ctx, uint64_t now, const brk_event_t *ev)
+{
+    zq_esp32_runner_t *r = ctx;
+    if (r->cb.on_event != NULL) {
+        r->cb.on_event(r->ctx, &r->brk, now, ev);
+    }
+}
+
+static void app_idle(void *ctx, uint64_t now)
+{
+    zq_esp32_runner_t *r = ctx;
+    if (r->cb.on_idle != NULL) {
+        r->cb.on_idle(r->ctx, &r->brk, now);
+    }
+}
+
+static uint64_t app_next_timeout(void *ctx)
+{
+    zq_esp32_runner_t *r = ctx;
+    return r->cb.next_timeout != NULL ? r->cb.next_timeout(r->ctx) : ZQ_TIME_NEVER;
+}
+
+static const zq_host_callbacks_t host_callbacks = {
+    .on_node_event = log_node_event,
+    .on_event = app_event,
+    .on_idle = app_idle,
+    .next_timeout = app_next_timeout,
+};
+
+/* ---- Signalling: the WebSocket under the host's signalling side --------------------------- */
 
 static void on_text(void *ctx, uint64_t now, const char *text, size_t len)
 {
     zq_esp32_runner_t *r = ctx;
-    node_handle_signal(&r->node, now, text, len);
+    zq_host_handle_signal(&r->host, now, text, len);
 }
 
 static void connect_signal(zq_esp32_runner_t *r)
@@ -37,27 +90,12 @@ static void connect_signal(zq_esp32_runner_t *r)
     if (zq_esp32_ws_open(&r->ws, &r->url, CONFIG_ZQ_ESP32_SIGNAL_TIMEOUT_MS, &why) == ZQ_OK) {
         ESP_LOGI(TAG, "signalling connected to %s:%u, joining '%s'", r->url.host,
                  (unsigned)r->url.port, r->room);
-        node_signal_connected(&r->node);
-        r->reconnect_at = ZQ_TIME_NEVER;
-        r->backoff_ms = 1000;
-        r->frame_len = 0;
+        zq_host_signal_opened(&r->host, zq_port_now_ms());
         return;
     }
+    uint32_t wait = zq_host_signal_down(&r->host, zq_port_now_ms()); /* opening waited */
     ESP_LOGW(TAG, "cannot reach %s:%u: %s; next try in %u ms", r->url.host, (unsigned)r->url.port,
-             why, (unsigned)r->backoff_ms);
-    r->reconnect_at = zq_port_now_ms() + r->backoff_ms;
-    r->backoff_ms = r->backoff_ms * 2 > CONFIG_ZQ_ESP32_RECONNECT_MAX_MS
-                        ? CONFIG_ZQ_ESP32_RECONNECT_MAX_MS
-                        : r->backoff_ms * 2;
-}
-
-/* ZeroQ's backoff (docs/zeroq-wire.md §4): 1 s doubling; peers stay up meanwhile. */
-static void signal_closed(zq_esp32_runner_t *r, uint64_t now, uint16_t code)
-{
-    ESP_LOGW(TAG, "signalling closed (%u); reconnecting in %u ms", (unsigned)code,
-             (unsigned)r->backoff_ms);
-    r->reconnect_at = now + r->backoff_ms;
-    r->frame_len = 0;
+             why, (unsigned)wait);
 }
 
 static void service_signal(zq_esp32_runner_t *r, uint64_t now, bool readable)
@@ -65,84 +103,42 @@ static void service_signal(zq_esp32_runner_t *r, uint64_t now, bool readable)
     uint16_t code = 0;
     if (r->ws.open &&
         zq_esp32_ws_service(&r->ws, now, readable, on_text, r, &code) == ZQ_ERR_CLOSED) {
-        signal_closed(r, now, code);
+        uint32_t wait = zq_host_signal_down(&r->host, now);
+        ESP_LOGW(TAG, "signalling closed (%u); reconnecting in %u ms", (unsigned)code,
+                 (unsigned)wait);
     }
 }
 
-/* Frames the node wants to send, in order; one that does not fit waits for the next turn. */
+/* ---- Outputs: after every input, what the host has to send -------------------------------- */
+
 static void flush_signal(zq_esp32_runner_t *r, uint64_t now)
 {
-    while (r->ws.open) {
-        if (r->frame_len == 0) {
-            r->frame_len = node_poll_signal(&r->node, now, r->frame, sizeof r->frame);
-        }
-        if (r->frame_len == 0) {
-            return;
-        }
-        zq_err_t err = zq_esp32_ws_send_text(&r->ws, r->frame, r->frame_len);
+    const char *frame;
+    size_t len;
+    while (r->ws.open && zq_host_poll_signal(&r->host, now, &frame, &len)) {
+        zq_err_t err = zq_esp32_ws_send_text(&r->ws, frame, len);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             return;
         }
         if (err != ZQ_OK) {
-            ESP_LOGW(TAG, "signalling frame of %u bytes not sent: %s", (unsigned)r->frame_len,
+            ESP_LOGW(TAG, "signalling frame of %u bytes not sent: %s", (unsigned)len,
                      zq_strerror(err));
         }
-        r->frame_len = 0;
+        zq_host_signal_sent(&r->host);
     }
-}
-
-/* ---- Settling: every output of an input, before the next input ---------------------------- */
-
-/* Node events into the broker, broker events to the application. Reading (inside
- * brk_poll_event) can open a channel and so make node events: round until both are empty. */
-static void drain_events(zq_esp32_runner_t *r, uint64_t now)
-{
-    do {
-        node_event_t ev;
-        while (node_poll_event(&r->node, &ev)) {
-            if (ev.type == NODE_EVENT_WELCOME) {
-                ESP_LOGI(TAG, "in room '%s' as %s", r->room, r->node.my_id);
-            } else if (ev.type == NODE_EVENT_PEER_CONNECTED) {
-                ESP_LOGI(TAG, "peer %s connected in %u ms", node_peer_id(&r->node, ev.peer),
-                         (unsigned)ev.elapsed_ms);
-            } else if (ev.type == NODE_EVENT_PEER_REFUSED) {
-                ESP_LOGW(TAG, "a member waits: all %d peer slots are taken (ZQ_NODE_MAX_PEERS); "
-                              "it is told, and dialed when one frees",
-                         ZQ_NODE_MAX_PEERS);
-            } else if (ev.type == NODE_EVENT_WAITING) {
-                ESP_LOGW(TAG, "a member has no peer slot for us yet; it dials us when it has");
-            } else if (ev.type == NODE_EVENT_PEER_GONE) {
-                ESP_LOGI(TAG, "peer %s gone%s%s", node_peer_id(&r->node, ev.peer),
-                         ev.failure == PEER_FAIL_NONE ? "" : ": ",
-                         ev.failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev.failure));
-            }
-            brk_handle_node_event(&r->brk, now, &ev);
-        }
-        brk_event_t bev;
-        while (brk_poll_event(&r->brk, now, &bev)) {
-            if (r->cb.on_event != NULL) {
-                r->cb.on_event(r->ctx, &r->brk, now, &bev);
-            }
-        }
-    } while (node_events_pending(&r->node) > 0);
 }
 
 static void transmit(zq_esp32_runner_t *r, uint64_t now)
 {
     peer_transmit_t tx;
-    while (node_poll_transmit(&r->node, now, &tx)) {
+    while (zq_host_poll_transmit(&r->host, now, &tx)) {
         /* A full lwIP buffer drops the datagram: ICE, DTLS and SCTP retransmit. */
         (void)zq_port_udp_send(r->udp, &tx.remote, tx.data, tx.len);
     }
 }
 
-static void settle(zq_esp32_runner_t *r, uint64_t now)
+static void send_outputs(zq_esp32_runner_t *r, uint64_t now)
 {
-    drain_events(r, now);
-    if (r->cb.on_idle != NULL) {
-        r->cb.on_idle(r->ctx, &r->brk, now);
-        drain_events(r, now); /* what the application's calls made due */
-    }
     transmit(r, now);
     flush_signal(r, now);
 }
@@ -162,39 +158,26 @@ static void read_udp(zq_esp32_runner_t *r)
             return;
         }
         uint64_t now = zq_port_now_ms();
-        (void)node_handle_datagram(&r->node, now, &r->host, &from, r->rx, len);
-        settle(r, now);
+        zq_host_handle_datagram(&r->host, now, &r->local, &from, r->rx, len);
+        send_outputs(r, now);
     }
-}
-
-static uint64_t next_deadline(const zq_esp32_runner_t *r)
-{
-    uint64_t t = zq_time_min(r->reconnect_at, node_next_timeout(&r->node));
-    t = zq_time_min(t, brk_next_timeout(&r->brk));
-    return r->cb.next_timeout != NULL ? zq_time_min(t, r->cb.next_timeout(r->ctx)) : t;
 }
 
 static void handle_timeouts(zq_esp32_runner_t *r, uint64_t now)
 {
-    if (r->reconnect_at <= now) {
-        r->reconnect_at = ZQ_TIME_NEVER;
+    if (zq_host_signal_due(&r->host, now)) {
         connect_signal(r);
         now = zq_port_now_ms(); /* opening waited */
     }
-    if (node_next_timeout(&r->node) <= now) {
-        node_handle_timeout(&r->node, now);
-    }
-    if (brk_next_timeout(&r->brk) <= now) {
-        brk_handle_timeout(&r->brk, now);
-    }
-    settle(r, now); /* on_idle runs here at the application's own deadline */
+    zq_host_handle_timeout(&r->host, now); /* on_idle runs here at the application's deadline */
+    send_outputs(r, now);
 }
 
 /* One turn: wait for a socket or the next deadline, then handle what came. */
 static void run_once(zq_esp32_runner_t *r)
 {
     uint64_t now = zq_port_now_ms();
-    uint64_t deadline = next_deadline(r);
+    uint64_t deadline = zq_host_next_timeout(&r->host);
     uint64_t wait = deadline <= now ? 0 : deadline - now;
     wait = wait > MAX_WAIT_MS ? MAX_WAIT_MS : wait;
     fd_set rd;
@@ -224,11 +207,11 @@ static void run_once(zq_esp32_runner_t *r)
     bool ws_ready = n > 0 && r->ws.open && (FD_ISSET(r->ws.sock, &rd) || FD_ISSET(r->ws.sock, &wr));
     if (ws_ready) {
         now = zq_port_now_ms();
-        service_signal(r, now, ws_ready && FD_ISSET(r->ws.sock, &rd));
-        settle(r, now);
+        service_signal(r, now, FD_ISSET(r->ws.sock, &rd));
+        send_outputs(r, now);
     }
     now = zq_port_now_ms();
-    if (next_deadline(r) <= now) {
+    if (zq_host_next_timeout(&r->host) <= now) {
         handle_timeouts(r, now);
     }
 }
@@ -238,10 +221,10 @@ static void run_once(zq_esp32_runner_t *r)
 /* The first IPv4 address of the device, once DHCP gave it one. */
 static void wait_for_address(zq_esp32_runner_t *r)
 {
-    while (zq_port_host_addresses(&r->host, 1, false) == 0) {
+    while (zq_port_host_addresses(&r->local, 1, false) == 0) {
         vTaskDelay(pdMS_TO_TICKS(ADDRESS_POLL_MS));
     }
-    r->host.port = CONFIG_ZQ_ESP32_UDP_PORT;
+    r->local.port = CONFIG_ZQ_ESP32_UDP_PORT;
 }
 
 static zq_err_t start_dtls(zq_esp32_runner_t *r)
@@ -257,11 +240,11 @@ static zq_err_t start_dtls(zq_esp32_runner_t *r)
 static zq_err_t start_node(zq_esp32_runner_t *r)
 {
     zq_addr_t bound;
-    zq_err_t err = zq_port_udp_open(&r->udp, &r->host, &bound);
+    zq_err_t err = zq_port_udp_open(&r->udp, &r->local, &bound);
     if (err != ZQ_OK) {
         return err;
     }
-    r->host = bound;
+    r->local = bound;
     node_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     memcpy(cfg.room, r->room, sizeof cfg.room);
@@ -277,7 +260,15 @@ static zq_err_t start_node(zq_esp32_runner_t *r)
     bcfg.lease_ms = CONFIG_ZQ_ESP32_BRK_LEASE_MS;
     bcfg.request_timeout_ms = CONFIG_ZQ_ESP32_BRK_REQUEST_TIMEOUT_MS;
     err = node_init(&r->node, &cfg);
-    return err == ZQ_OK ? brk_init(&r->brk, &r->node, &bcfg) : err;
+    err = err == ZQ_OK ? brk_init(&r->brk, &r->node, &bcfg) : err;
+    if (err == ZQ_OK) {
+        zq_host_config_t hcfg;
+        zq_host_config_default(&hcfg);
+        hcfg.rand = r->rand;
+        hcfg.reconnect_max_ms = CONFIG_ZQ_ESP32_RECONNECT_MAX_MS;
+        zq_host_init(&r->host, &r->node, &r->brk, &hcfg, &host_callbacks, r);
+    }
+    return err;
 }
 
 static zq_err_t start(zq_esp32_runner_t *r)
@@ -285,8 +276,6 @@ static zq_err_t start(zq_esp32_runner_t *r)
     (void)zq_port_init();
     r->rand = zq_port_rand();
     r->udp = ZQ_SOCKET_INVALID;
-    r->reconnect_at = ZQ_TIME_NEVER;
-    r->backoff_ms = 1000;
     /* The RNG is a true one only once the radio runs: the key is made after the station has
      * an address (zq_port_rand()). */
     wait_for_address(r);
@@ -301,7 +290,7 @@ static zq_err_t start(zq_esp32_runner_t *r)
         return err;
     }
     char text[ZQ_ADDR_TEXT_MAX];
-    (void)zq_addr_format(&r->host, text, sizeof text);
+    (void)zq_addr_format(&r->local, text, sizeof text);
     ESP_LOGI(TAG, "node on %s", text);
     uint64_t now = zq_port_now_ms();
     if (r->cb.on_start != NULL && (err = r->cb.on_start(r->ctx, &r->brk, now)) != ZQ_OK) {
@@ -309,6 +298,7 @@ static zq_err_t start(zq_esp32_runner_t *r)
         return err;
     }
     connect_signal(r);
+    send_outputs(r, zq_port_now_ms()); /* the join, and what on_start made */
     return ZQ_OK;
 }
 

@@ -1,8 +1,9 @@
 /**
  * @file zq_esp32.h
- * @brief zq on ESP-IDF: one FreeRTOS task that runs a node (one signalling room) and its
- *        broker over lwIP sockets, the WebSocket to the signalling server, and the
- *        application's broker callbacks. The ESP-IDF counterpart of cli/brk_runner.h.
+ * @brief zq on ESP-IDF: one FreeRTOS task that runs host/host.h (a node in one signalling
+ *        room, its broker, the signalling link) over lwIP sockets, the WebSocket to the
+ *        signalling server, and the application's broker callbacks. The ESP-IDF counterpart
+ *        of cli/brk_runner.h; what both run around the node is the host's.
  *
  * Everything zq does happens in that task: the callbacks run there, and the node, the broker
  * and the application's own state (e.g. app/sensor.c's sensor_t) are touched from nowhere
@@ -29,6 +30,7 @@
 #include "zq_esp32_ws.h"
 #include "esp_err.h"
 #include "broker/brk.h"
+#include "host/host.h"
 #include "node/node.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
@@ -66,13 +68,10 @@ typedef struct {
     dtls_context_t dtls;
     node_t node;
     brk_t brk;
+    zq_host_t host;                   /* node + broker + signalling link: host/host.h */
     zq_esp32_ws_t ws;
     zq_socket_t udp;
-    zq_addr_t host;                   /* the UDP socket's address: the host candidate */
-    uint64_t reconnect_at;            /* ZQ_TIME_NEVER while connected */
-    uint32_t backoff_ms;
-    char frame[ZQ_SIG_FRAME_MAX];     /* a signalling frame the socket could not take yet */
-    size_t frame_len;
+    zq_addr_t local;                  /* the UDP socket's address: the host candidate */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
 } zq_esp32_runner_t;
 
