@@ -1,14 +1,12 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <netdb.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "port/bsd/bsd_socket.h"
+#include "port/posix/resolve.h"
 
 ZQ_CLI_PRINTF(2, 0) static void vreport(const char *cmd, const char *fmt, va_list args)
 {
@@ -93,25 +91,6 @@ zq_err_t zq_cli_parse_addr(const char *text, uint16_t default_port, zq_addr_t *o
     return ZQ_ERR_MALFORMED;
 }
 
-static zq_err_t lookup(const char *host, uint8_t family, zq_addr_t *out)
-{
-    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_family = AF_UNSPEC};
-    if (family != ZQ_AF_NONE) {
-        hints.ai_family = family == ZQ_AF_INET4 ? AF_INET : AF_INET6;
-    }
-    struct addrinfo *list;
-    /* getaddrinfo() allocates inside libc; the list is freed here. */
-    if (getaddrinfo(host, NULL, &hints, &list) != 0) {
-        return ZQ_ERR_NOT_FOUND;
-    }
-    zq_err_t err = ZQ_ERR_NOT_FOUND;
-    for (const struct addrinfo *ai = list; ai != NULL && err != ZQ_OK; ai = ai->ai_next) {
-        err = zq_bsd_addr_from_sockaddr(ai->ai_addr, out) == ZQ_OK ? ZQ_OK : ZQ_ERR_NOT_FOUND;
-    }
-    freeaddrinfo(list);
-    return err;
-}
-
 zq_err_t zq_cli_resolve(const char *text, uint16_t default_port, uint8_t family, zq_addr_t *out)
 {
     if (zq_cli_parse_addr(text, default_port, out) == ZQ_OK) {
@@ -130,7 +109,7 @@ zq_err_t zq_cli_resolve(const char *text, uint16_t default_port, uint8_t family,
     }
     memcpy(host, text, host_len);
     host[host_len] = '\0';
-    zq_err_t err = lookup(host, family, out);
+    zq_err_t err = zq_posix_resolve(host, family, out);
     out->port = (uint16_t)port;
     return err;
 }
@@ -139,26 +118,4 @@ zq_addr_t zq_cli_any_addr(uint8_t family, uint16_t port)
 {
     zq_addr_t a = {.family = family, .port = port};
     return a;
-}
-
-static zq_loop_t *signal_loop;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    if (signal_loop != NULL) {
-        zq_loop_stop(signal_loop);
-    }
-}
-
-void zq_cli_stop_loop_on_signals(zq_loop_t *loop)
-{
-    signal_loop = loop;
-    /* No SA_RESTART: poll() returns EINTR at once, so the loop sees the stop without waiting. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = loop != NULL ? on_stop_signal : SIG_DFL;
-    (void)sigemptyset(&sa.sa_mask);
-    (void)sigaction(SIGINT, &sa, NULL);
-    (void)sigaction(SIGTERM, &sa, NULL);
 }

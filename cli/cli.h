@@ -1,7 +1,7 @@
 /**
  * @file cli.h
  * @brief What the zq program's subcommands share: exit codes, error messages, option and
- *        address parsing, and Ctrl-C handling. Program code: it prints to stdout/stderr.
+ *        address parsing. Program code: it prints to stdout/stderr.
  */
 #ifndef ZQ_PORT_POSIX_CLI_H
 #define ZQ_PORT_POSIX_CLI_H
@@ -49,8 +49,8 @@ zq_err_t zq_cli_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t
 zq_err_t zq_cli_parse_addr(const char *text, uint16_t default_port, zq_addr_t *out);
 
 /**
- * As zq_cli_parse_addr(), and also "NAME" or "NAME:PORT", resolved with getaddrinfo() (which
- * may query DNS). @p family (ZQ_AF_INET4, ZQ_AF_INET6 or ZQ_AF_NONE for any) restricts the
+ * As zq_cli_parse_addr(), and also "NAME" or "NAME:PORT", resolved by the port
+ * (zq_posix_resolve(): getaddrinfo(), which may query DNS). @p family (ZQ_AF_INET4, ZQ_AF_INET6 or ZQ_AF_NONE for any) restricts the
  * answer. @return ZQ_OK, ZQ_ERR_MALFORMED (bad port or text), ZQ_ERR_NOT_FOUND (no address of
  * that family).
  */
@@ -58,9 +58,5 @@ zq_err_t zq_cli_resolve(const char *text, uint16_t default_port, uint8_t family,
 
 /** The unspecified address of @p family (0.0.0.0 or ::) with @p port. */
 zq_addr_t zq_cli_any_addr(uint8_t family, uint16_t port);
-
-/** Makes SIGINT and SIGTERM call zq_loop_stop(@p loop); NULL restores their default action.
- *  @p loop must stay valid while the handlers are installed (make it static). */
-void zq_cli_stop_loop_on_signals(zq_loop_t *loop);
 
 #endif /* ZQ_PORT_POSIX_CLI_H */

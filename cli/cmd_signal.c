@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "server/signal_server.h"
+#include "server/signal.h"
+#include "signal/router.h"
 
 #define SIGNAL_DEFAULT_PORT 8080
 #define DEFAULT_IDLE_S 45
@@ -194,11 +195,11 @@ static int print_token(const signal_options_t *o)
 }
 
 /* The server's settings from the options; returns -1 or an exit code. */
-static int configure(const signal_options_t *o, signal_server_t *srv, zq_addr_t *listen_addr)
+static int configure(const signal_options_t *o, signal_settings_t *s)
 {
     static uint8_t key[KEY_MAX + 1];
     const char *text = o->listen != NULL ? o->listen : "127.0.0.1:8080";
-    if (zq_cli_parse_addr(text, SIGNAL_DEFAULT_PORT, listen_addr) != ZQ_OK) {
+    if (zq_cli_parse_addr(text, SIGNAL_DEFAULT_PORT, &s->listen) != ZQ_OK) {
         return zq_cli_usage_error("signal", "--listen wants IP[:PORT], not '%s'", text);
     }
     uint32_t idle_s = DEFAULT_IDLE_S;
@@ -206,18 +207,19 @@ static int configure(const signal_options_t *o, signal_server_t *srv, zq_addr_t 
         return zq_cli_usage_error("signal", "--idle-timeout wants 1 to 86400 seconds, not '%s'",
                                   o->idle);
     }
-    srv->idle_ms = (uint64_t)idle_s * 1000u;
-    srv->origins = o->origins;
-    srv->origin_count = o->origin_count;
+    s->idle_ms = (uint64_t)idle_s * 1000u;
+    s->origins = o->origins;
+    s->origin_count = o->origin_count;
     size_t key_len;
     int rc = o->key_file != NULL ? read_key(o->key_file, key, &key_len) : -1;
     if (rc >= 0) {
         return rc;
     }
     if (o->key_file != NULL) {
-        sig_router_require_tokens(&srv->router, key, key_len);
+        s->token_key = key;
+        s->token_key_len = key_len;
     }
-    if (o->web != NULL && (srv->web_dir = open(o->web, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+    if (o->web != NULL && (s->web_dir = open(o->web, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         return zq_cli_usage_error("signal", "--web '%s' is not a directory zq can read: %s",
                                   o->web, strerror(errno));
     }
@@ -226,30 +228,14 @@ static int configure(const signal_options_t *o, signal_server_t *srv, zq_addr_t 
 
 static int run_server(const signal_options_t *o)
 {
-    /* Static, 32.5 MiB with the defaults (see cmd_signal.h); a slot's pages are touched only
-     * once a client uses it. */
-    static zq_loop_t loop;
-    static signal_server_t srv;
-    static zq_rand_t rand;
-    rand = zq_port_rand();
-    zq_addr_t want;
-    zq_addr_t bound;
-    zq_loop_init(&loop);
-    signal_server_init(&srv, &loop, &rand);
-    int rc = configure(o, &srv, &want);
+    signal_settings_t s;
+    signal_settings_default(&s);
+    int rc = configure(o, &s);
     if (rc < 0) {
-        signal_ensure_fd_limit();
-        rc = signal_open_listener(&srv, &want, &bound);
+        rc = signal_run(&s);
     }
-    if (rc < 0) {
-        rc = signal_serve(&srv, &loop, &bound);
-    }
-    zq_port_tcp_close(srv.listener);
-    if (srv.epfd >= 0) {
-        (void)close(srv.epfd);
-    }
-    if (srv.web_dir >= 0) {
-        (void)close(srv.web_dir);
+    if (s.web_dir >= 0) {
+        (void)close(s.web_dir);
     }
     return rc;
 }

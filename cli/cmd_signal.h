@@ -7,15 +7,8 @@
  * each client an id, keeps rooms and relays offers, answers and candidates; the JSON lists
  * /api/topics and /api/queues; and, with --web, static files (the dashboard and the browser
  * client). The protocol logic is the sans-IO router and the HTTP and WebSocket codecs of
- * signal/; this command only moves bytes between them and sockets.
- *
- * Memory is static and bounded: ZQ_SIG_MAX_CLIENTS WebSocket connections (each with its
- * ws_conn_t, two ZQ_WS_MAX_MESSAGE buffers: 129 KiB) and ZQ_SIGNAL_MAX_HTTP connections still in
- * HTTP (each with a ZQ_HTTP_MAX_REQUEST buffer: 8 KiB), with the router's tables: 32.5 MiB of
- * .bss with the defaults (256 clients, 32 HTTP), of which a client slot's pages are touched
- * only once it is used (2.8 MiB resident idle, 34 MiB with 256 clients). Beyond either bound a
- * new connection is answered 503 and closed. The sockets are watched with one epoll set, itself one fd of the port's
- * poll() loop, whose timer drives pings, idle clients and HTTP deadlines.
+ * signal/; the server (server/signal.h) moves bytes between them and sockets, and this
+ * command fills its settings from the command line.
  */
 #ifndef ZQ_PORT_POSIX_CMD_SIGNAL_H
 #define ZQ_PORT_POSIX_CMD_SIGNAL_H

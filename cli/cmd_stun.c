@@ -528,9 +528,9 @@ static int run_client(const stun_options_t *o)
         zq_port_udp_close(sock);
         return zq_cli_fail("stun", "cannot start the request");
     }
-    zq_cli_stop_loop_on_signals(&loop);
+    zq_loop_stop_on_signals(&loop);
     zq_err_t err = zq_loop_run(&loop, ZQ_TIME_NEVER);
-    zq_cli_stop_loop_on_signals(NULL);
+    zq_loop_stop_on_signals(NULL);
     zq_port_udp_close(sock);
     if (err != ZQ_OK) {
         return zq_cli_fail("stun", "event loop: %s", zq_strerror(err));
@@ -593,9 +593,9 @@ static int run_server(const stun_options_t *o)
     int rc = open_listeners(o, &loop, id, socks, &count);
     if (rc < 0) {
         print_listeners(&loop);
-        zq_cli_stop_loop_on_signals(&loop);
+        zq_loop_stop_on_signals(&loop);
         zq_err_t err = zq_loop_run(&loop, ZQ_TIME_NEVER);
-        zq_cli_stop_loop_on_signals(NULL);
+        zq_loop_stop_on_signals(NULL);
         report_server(&server);
         rc = err == ZQ_OK ? ZQ_CLI_EXIT_OK
                           : zq_cli_fail("stun", "event loop: %s", zq_strerror(err));

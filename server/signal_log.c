@@ -13,21 +13,35 @@ void signal_log_quiet(bool on)
     quiet = on;
 }
 
-void signal_say(const char *fmt, ...)
+SIGNAL_PRINTF(1, 0) static void say(const char *fmt, va_list args)
 {
     /* One fputs per line: stderr is unbuffered, and lines from several writers must not mix. */
     char line[512];
     int n = snprintf(line, sizeof line, "zq signal: ");
-    va_list args;
-    va_start(args, fmt);
     (void)vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, args);
-    va_end(args);
     size_t len = strlen(line);
     line[len] = '\n';
     line[len + 1] = '\0';
     if (!quiet) {
         (void)fputs(line, stderr);
     }
+}
+
+void signal_say(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    say(fmt, args);
+    va_end(args);
+}
+
+int signal_fail(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    say(fmt, args);
+    va_end(args);
+    return 1;
 }
 
 /* A client's room comes from the client: a newline in it must not forge a log line. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "server/signal_server.h"
 #include "zq/log.h"
@@ -59,17 +60,17 @@ int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t 
     (void)zq_addr_format(want, text, sizeof text);
     zq_err_t err = zq_port_tcp_listen(&srv->listener, want, bound);
     if (err == ZQ_ERR_STATE) {
-        return zq_cli_fail("signal", "%s is already in use (is another zq signal running?)",
+        return signal_fail("%s is already in use (is another zq signal running?)",
                            text);
     }
     if (err != ZQ_OK) {
-        return zq_cli_fail("signal", "cannot listen on %s", text);
+        return signal_fail("cannot listen on %s", text);
     }
     srv->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (srv->epfd < 0) {
         zq_port_tcp_close(srv->listener);
         srv->listener = ZQ_SOCKET_INVALID; /* run_server closes what is still open */
-        return zq_cli_fail("signal", "epoll_create1: %s", strerror(errno));
+        return signal_fail("epoll_create1: %s", strerror(errno));
     }
     signal_ep_set(srv, EPOLL_CTL_ADD, srv->listener, signal_ep_tag(TAG_LISTENER, 0), EPOLLIN);
     return -1;
@@ -207,20 +208,64 @@ int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound)
     srv->next_ping = zq_loop_now(loop) + ping_every(srv);
     if (zq_loop_add_driver(loop, &signal_server_driver, srv, &id) != ZQ_OK ||
         zq_loop_add_fd(loop, srv->epfd, signal_on_epoll, srv) != ZQ_OK) {
-        return zq_cli_fail("signal", "cannot start the event loop");
+        return signal_fail("cannot start the event loop");
     }
     char text[ZQ_ADDR_TEXT_MAX];
     (void)zq_addr_format(bound, text, sizeof text);
     (void)printf("zq signal: listening on http://%s (WebSocket at /ws)\n", text);
     (void)fflush(stdout); /* a script reads the port from this line before connecting */
-    zq_cli_stop_loop_on_signals(loop);
+    zq_loop_stop_on_signals(loop);
     zq_err_t err = zq_loop_run(loop, ZQ_TIME_NEVER);
-    zq_cli_stop_loop_on_signals(NULL);
+    zq_loop_stop_on_signals(NULL);
     signal_shutdown_all(srv);
     if (err != ZQ_OK) {
-        return zq_cli_fail("signal", "event loop: %s", zq_strerror(err));
+        return signal_fail("event loop: %s", zq_strerror(err));
     }
     signal_say("stopped");
-    return ZQ_CLI_EXIT_OK;
+    return 0;
 }
 
+/* ---- The run (signal.h) ---------------------------------------------------------------------- */
+
+void signal_settings_default(signal_settings_t *s)
+{
+    memset(s, 0, sizeof *s);
+    (void)zq_addr_parse("127.0.0.1:8080", 14, &s->listen);
+    s->idle_ms = 45000;
+    s->web_dir = -1;
+}
+
+static void apply(signal_server_t *srv, const signal_settings_t *s)
+{
+    srv->idle_ms = s->idle_ms;
+    srv->origins = s->origins;
+    srv->origin_count = s->origin_count;
+    srv->web_dir = s->web_dir;
+    if (s->token_key != NULL) {
+        sig_router_require_tokens(&srv->router, s->token_key, s->token_key_len);
+    }
+}
+
+int signal_run(const signal_settings_t *s)
+{
+    /* Static, 32.5 MiB with the defaults (see signal.h); a slot's pages are touched only once
+     * a client uses it. */
+    static zq_loop_t loop;
+    static signal_server_t srv;
+    static zq_rand_t rand;
+    rand = zq_port_rand();
+    zq_addr_t bound;
+    zq_loop_init(&loop);
+    signal_server_init(&srv, &loop, &rand);
+    apply(&srv, s);
+    signal_ensure_fd_limit();
+    int rc = signal_open_listener(&srv, &s->listen, &bound);
+    if (rc < 0) {
+        rc = signal_serve(&srv, &loop, &bound);
+    }
+    zq_port_tcp_close(srv.listener);
+    if (srv.epfd >= 0) {
+        (void)close(srv.epfd);
+    }
+    return rc;
+}

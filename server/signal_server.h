@@ -1,11 +1,11 @@
 /* `zq signal`'s insides, shared by its files and by tests/fuzz/fuzz_signal_server.c (which
  * drives the server through the calls the loop and the listener use), and by nothing else
- * (the command's public face is cmd_signal.h): the server's state, and the few calls one part
+ * (the server's public face is signal.h): the server's state, and the few calls one part
  * makes into another.
  *
  * The parts, each in its own file:
- *   cmd_signal.c          the command line: options, --print-token, settings, run
- *   signal_server.c       start, the epoll dispatch, timers (pings, idle, deadlines), shutdown
+ *   signal_server.c       the run (signal.h), start, the epoll dispatch, timers (pings, idle,
+ *                         deadlines), shutdown
  *   signal_log.c          the log lines on stderr
  *   signal_http_request.c accepting connections, reading a request head, routing it
  *   signal_http_answer.c  writing an answer out, then lingering for the peer's FIN
@@ -21,13 +21,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/cli.h"
-#include "cli/cmd_signal.h"
 #include "port/posix/loop.h"
 #include "port/zq_port.h"
 #include "signal/http.h"
 #include "signal/router.h"
 #include "signal/ws.h"
+#include "server/signal.h"
+
+#if defined(__GNUC__)
+#define SIGNAL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SIGNAL_PRINTF(f, a)
+#endif
 
 #define LINGER_MS 2000u /* after our last byte, wait this long for the peer's FIN */
 
@@ -104,7 +109,7 @@ void signal_ep_set(signal_server_t *srv, int op, int fd, uint64_t data, uint32_t
 
 void signal_server_init(signal_server_t *srv, zq_loop_t *loop, const zq_rand_t *rand);
 void signal_ensure_fd_limit(void);
-/* These return -1 when all is well, else the exit code (ZQ_CLI_EXIT_*). */
+/* These return -1 when all is well, else the exit status (signal_fail()'s 1). */
 int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t *bound);
 int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound);
 
@@ -118,7 +123,9 @@ void signal_shutdown_all(signal_server_t *srv);
 /* ---- Log lines (signal_log.c) ---------------------------------------------------------------- */
 
 /* One line on stderr, "zq signal: " first. */
-ZQ_CLI_PRINTF(1, 2) void signal_say(const char *fmt, ...);
+SIGNAL_PRINTF(1, 2) void signal_say(const char *fmt, ...);
+/* signal_say(), for what stops the server: @return its exit status, 1. */
+SIGNAL_PRINTF(1, 2) int signal_fail(const char *fmt, ...);
 /* @p on: lines are still made, but none is written (the fuzz target runs millions of
  * sessions). */
 void signal_log_quiet(bool on);

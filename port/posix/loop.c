@@ -326,3 +326,27 @@ zq_err_t zq_loop_run(zq_loop_t *loop, uint64_t stop_at)
     loop->stop = 0;
     return ZQ_OK;
 }
+
+/* ---- Ctrl-C ------------------------------------------------------------------------------- */
+
+static zq_loop_t *signal_loop;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (signal_loop != NULL) {
+        zq_loop_stop(signal_loop);
+    }
+}
+
+void zq_loop_stop_on_signals(zq_loop_t *loop)
+{
+    signal_loop = loop;
+    /* No SA_RESTART: poll() returns EINTR at once, so the loop sees the stop without waiting. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = loop != NULL ? on_stop_signal : SIG_DFL;
+    (void)sigemptyset(&sa.sa_mask);
+    (void)sigaction(SIGINT, &sa, NULL);
+    (void)sigaction(SIGTERM, &sa, NULL);
+}

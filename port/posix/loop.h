@@ -22,8 +22,8 @@
  * zq_loop_run(&loop, ZQ_TIME_NEVER);           // until zq_loop_stop(), e.g. from SIGINT
  * @endcode
  *
- * The loop installs no signal handlers: a program that wants Ctrl-C to end run() installs its
- * own and calls zq_loop_stop() from it.
+ * The loop installs no signal handlers by itself: a program that wants Ctrl-C to end run()
+ * asks for them (zq_loop_stop_on_signals()).
  */
 #ifndef ZQ_PORT_POSIX_LOOP_H
 #define ZQ_PORT_POSIX_LOOP_H
@@ -159,5 +159,9 @@ void zq_loop_stop(zq_loop_t *loop);
 
 /** The loop's clock: zq_port_now_ms(), never less than a value it returned before. */
 uint64_t zq_loop_now(zq_loop_t *loop);
+
+/** Makes SIGINT and SIGTERM call zq_loop_stop(@p loop); NULL restores their default action.
+ *  @p loop must stay valid while the handlers are installed (make it static). */
+void zq_loop_stop_on_signals(zq_loop_t *loop);
 
 #endif /* ZQ_PORT_POSIX_LOOP_H */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "port/bsd/ws_socket.h"
-#include "cli/cli.h"
+#include "port/posix/resolve.h"
 #include "signal/http.h"
 #include "signal/ws_url.h"
 
@@ -51,14 +51,14 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
         return zq_bsd_ws_connect(&url->addr, timeout_ms, sock, why);
     }
     zq_addr_t addr;
-    if (zq_cli_resolve(url->host, url->port, ZQ_AF_NONE, &addr) != ZQ_OK) {
+    if (zq_posix_resolve(url->host, ZQ_AF_NONE, &addr) != ZQ_OK) {
         *why = "the host name does not resolve";
         return ZQ_ERR_NOT_FOUND;
     }
     addr.port = url->port;
     zq_err_t err = zq_bsd_ws_connect(&addr, timeout_ms, sock, why);
     uint8_t other = addr.family == ZQ_AF_INET6 ? ZQ_AF_INET4 : ZQ_AF_INET6;
-    if (err == ZQ_ERR_IO && zq_cli_resolve(url->host, url->port, other, &addr) == ZQ_OK) {
+    if (err == ZQ_ERR_IO && zq_posix_resolve(url->host, other, &addr) == ZQ_OK) {
         addr.port = url->port;
         err = zq_bsd_ws_connect(&addr, timeout_ms, sock, why);
     }

@@ -88,7 +88,7 @@ typedef struct zq_ws_client {
 } zq_ws_client_t;
 
 /**
- * Resolves the URL's host if needed (zq_cli_resolve; when a name's first address refuses, its
+ * Resolves the URL's host if needed (zq_posix_resolve(); when a name's first address refuses, its
  * first address of the other family is tried), connects (at most @p timeout_ms), does the
  * opening handshake (§4.1, a fresh random Sec-WebSocket-Key; at most @p timeout_ms more), and
  * adds the socket to @p loop. @p cb is copied; @p loop, @p ctx and @p c are borrowed while open.

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "cli/cmd_signal.h"
+#include "server/signal.h"
 #include "port/posix/loop.h"
 #include "port/posix/ws_client.h"
 #include "port/zq_port.h"

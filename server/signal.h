@@ -1,0 +1,56 @@
+/**
+ * @file signal.h
+ * @brief `zq signal`'s server as one call: its settings and its run. The command line that
+ *        fills the settings is cli/cmd_signal.c; what the server is made of, signal_server.h.
+ *
+ * Memory is static and bounded: ZQ_SIG_MAX_CLIENTS WebSocket connections (each with its
+ * ws_conn_t, two ZQ_WS_MAX_MESSAGE buffers: 129 KiB) and ZQ_SIGNAL_MAX_HTTP connections still in
+ * HTTP (each with a ZQ_HTTP_MAX_REQUEST buffer: 8 KiB), with the router's tables: 32.5 MiB of
+ * .bss with the defaults (256 clients, 32 HTTP), of which a client slot's pages are touched
+ * only once it is used (2.8 MiB resident idle, 34 MiB with 256 clients). Beyond either bound a
+ * new connection is answered 503 and closed. The sockets are watched with one epoll set,
+ * itself one fd of the port's poll() loop, whose timer drives pings, idle clients and HTTP
+ * deadlines.
+ *
+ * @code
+ * signal_settings_t s;
+ * signal_settings_default(&s);                // 127.0.0.1:8080, 45 s idle, no tokens, no files
+ * s.web_dir = open("web", O_RDONLY | O_DIRECTORY);
+ * int status = signal_run(&s);                // until SIGINT or SIGTERM
+ * @endcode
+ */
+#ifndef ZQ_SERVER_SIGNAL_H
+#define ZQ_SERVER_SIGNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zq/addr.h"
+
+/** Connections still in HTTP (reading a request, or answering one) at a time. */
+#ifndef ZQ_SIGNAL_MAX_HTTP
+#define ZQ_SIGNAL_MAX_HTTP 32
+#endif
+
+typedef struct {
+    zq_addr_t listen;           /**< where to listen */
+    uint64_t idle_ms;           /**< a client silent this long is closed */
+    const char *const *origins; /**< Origin headers allowed (none: any); borrowed */
+    size_t origin_count;
+    const uint8_t *token_key;   /**< HMAC key room tokens are checked with; NULL: none asked */
+    size_t token_key_len;
+    int web_dir;                /**< directory fd of the static files, or -1; the caller's */
+} signal_settings_t;
+
+/** 127.0.0.1:8080, 45 s idle, any origin, no tokens, no static files. */
+void signal_settings_default(signal_settings_t *s);
+
+/**
+ * Listens, serves until SIGINT or SIGTERM, then tells every client 1001 and closes. @p s is
+ * borrowed for the run. Prints "zq signal: listening on http://ADDR" on stdout once listening.
+ * @return the process's exit status: 0 after a stop, 1 when it could not serve (said on
+ *         stderr: the address in use, no listener, the loop failed).
+ */
+int signal_run(const signal_settings_t *s);
+
+#endif /* ZQ_SERVER_SIGNAL_H */
