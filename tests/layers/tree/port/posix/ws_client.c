@@ -1,2 +1,0 @@
-/* a known exception (cmake/layers.cmake): not named */
-#include "cli/cli.h"
