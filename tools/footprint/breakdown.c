@@ -69,4 +69,4 @@ FP_SIZE(brk_t__rpc, FP_MEMBER(brk_t, rpc));
 FP_SIZE(brk_t__out, FP_MEMBER(brk_t, out));
 FP_SIZE(brk_t__ring_text, FP_MEMBER(brk_t, ring_text));
 FP_SIZE(brk_t__chunk, FP_MEMBER(brk_t, chunk));
-FP_SIZE(brk_t__pending, FP_MEMBER(brk_t, pending));
+FP_SIZE(brk_t__events, FP_MEMBER(brk_t, events));
