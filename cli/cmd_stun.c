@@ -25,19 +25,15 @@ void zq_stun_client_config_default(zq_stun_client_config_t *cfg)
     cfg->timeout_ms = 0;
 }
 
-/* RFC 8489 §6.2.1: requests at 0, RTO, 3 RTO, 7 RTO... and after the last one a final wait of
- * Rm * RTO (with the defaults: 0, 500, 1500, 3500, 7500, 15500, 31500, failed at 39500). */
+/* RFC 8489 §6.2.1, on the ICE agent's schedule (stun_next_retransmit()): with the defaults
+ * requests at 0, 500, 1500, 3500, 7500, 15500, 31500, failed at 39500. */
 static void send_request(zq_stun_client_t *c, uint64_t now)
 {
     c->sends++;
     c->tx_pending = true;
     c->last_sent_at = now;
-    if (c->sends == c->cfg.max_sends) {
-        c->next_at = now + (uint64_t)c->cfg.final_wait_factor * c->cfg.rto_ms;
-    } else {
-        c->next_at = now + c->rto;
-        c->rto *= 2;
-    }
+    c->next_at = stun_next_retransmit(now, c->sends, c->cfg.max_sends, c->cfg.rto_ms,
+                                      c->cfg.final_wait_factor, &c->rto);
 }
 
 zq_err_t zq_stun_client_start(zq_stun_client_t *c, const zq_stun_client_config_t *cfg,

@@ -78,11 +78,9 @@ static void schedule_next(const ice_agent_t *a, ice_txn_t *txn, uint64_t now)
 {
     if (txn->kind == ICE_TXN_CONSENT) {
         txn->next_at = now + a->cfg.consent_interval_ms;
-    } else if (txn->sends >= a->cfg.max_sends) {
-        txn->next_at = now + (uint64_t)a->cfg.rto_ms * a->cfg.final_wait_factor;
     } else {
-        txn->next_at = now + txn->rto;
-        txn->rto *= 2;
+        txn->next_at = stun_next_retransmit(now, txn->sends, a->cfg.max_sends, a->cfg.rto_ms,
+                                            a->cfg.final_wait_factor, &txn->rto);
     }
 }
 

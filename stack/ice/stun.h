@@ -194,4 +194,14 @@ void stun_put_fingerprint(stun_builder_t *b);
 /** Ends the message. @return its length, or 0 if it did not fit the buffer. */
 size_t stun_build_finish(const stun_builder_t *b);
 
+/* ---- Client transactions (RFC 8489 §6.2.1) ---------------------------------------------- */
+
+/** When a client transaction over UDP acts next, after its send number @p sends (1 for the
+ *  first): requests go at 0, RTO, 3 RTO, 7 RTO... (@p rto doubles after each), and after the
+ *  last of @p max_sends (Rc) it fails @p final_wait_factor (Rm) times @p first_rto later.
+ *  @p rto holds the current interval (start it at @p first_rto). One schedule for the ICE
+ *  agent's checks and `zq stun`'s Binding requests. */
+uint64_t stun_next_retransmit(uint64_t now, uint8_t sends, uint8_t max_sends, uint32_t first_rto,
+                              uint8_t final_wait_factor, uint32_t *rto);
+
 #endif /* ZQ_STUN_H */

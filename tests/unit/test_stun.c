@@ -452,6 +452,22 @@ static void builder_never_writes_past_its_buffer(void **state)
     }
 }
 
+/* RFC 8489 §6.2.1 with its defaults (RTO 500 ms, Rc 7, Rm 16): requests at 0, 500, 1500,
+ * 3500, 7500, 15500 and 31500 ms, and the transaction fails at 39500. */
+static void a_client_transaction_resends_at_doubling_rtos_and_fails_rm_rtos_after_the_last(
+    void **state)
+{
+    (void)state;
+    static const uint64_t sends_at[] = {0, 500, 1500, 3500, 7500, 15500, 31500};
+    uint32_t rto = 500;
+    uint64_t now = 0;
+    for (uint8_t n = 1; n <= 7; n++) {
+        assert_int_equal(now, sends_at[n - 1]);
+        now = stun_next_retransmit(now, n, 7, 500, 16, &rto);
+    }
+    assert_int_equal(now, 39500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -480,6 +496,7 @@ int main(void)
         cmocka_unit_test(error_code_and_unknown_attributes_round_trip),
         cmocka_unit_test(error_code_with_bad_class_is_malformed),
         cmocka_unit_test(builder_never_writes_past_its_buffer),
+        cmocka_unit_test(a_client_transaction_resends_at_doubling_rtos_and_fails_rm_rtos_after_the_last),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
