@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "browser_check.h"
 #include "dtls_pair.h"
 #include "node/node.h"
 #include "stack/ice/stun.h"
@@ -89,18 +90,7 @@ static const ice_agent_t *agent_of(int peer)
  * password: USERNAME, PRIORITY, ICE-CONTROLLING, MESSAGE-INTEGRITY, FINGERPRINT. */
 static size_t check_to(int peer, uint8_t *buf, size_t cap)
 {
-    const ice_credentials_t *cred = ice_agent_local_credentials(agent_of(peer));
-    char username[ZQ_ICE_UFRAG_MAX + 8];
-    int ulen = snprintf(username, sizeof username, "%s:Brws", cred->ufrag);
-    static const uint8_t tid[STUN_TID_LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
-    stun_builder_t b;
-    stun_build_start(&b, buf, cap, STUN_BINDING_REQUEST, tid);
-    stun_put_attr(&b, STUN_ATTR_USERNAME, username, (size_t)ulen);
-    stun_put_u32(&b, STUN_ATTR_PRIORITY, 1845501695u);
-    stun_put_u64(&b, STUN_ATTR_ICE_CONTROLLING, 0x0102030405060708ULL);
-    stun_put_integrity(&b, (const uint8_t *)cred->pwd, strlen(cred->pwd));
-    stun_put_fingerprint(&b);
-    size_t len = stun_build_finish(&b);
+    size_t len = browser_check(ice_agent_local_credentials(agent_of(peer)), buf, cap);
     assert_true(len > 0);
     return len;
 }
