@@ -17,6 +17,7 @@
 #include "broker/brk_internal.h"
 #include "broker/frame.h"
 #include "zq/hex.h"
+#include "fixture_table.h"
 #include "zq/json.h"
 
 #ifndef ZQ_CHUNK_TABLE
@@ -31,35 +32,16 @@ static json_value_t table;
 static int load_table(void **state)
 {
     (void)state;
-    FILE *f = fopen(ZQ_CHUNK_TABLE, "rb");
-    if (f == NULL) {
-        print_error("cannot open %s\n", ZQ_CHUNK_TABLE);
-        return -1;
-    }
-    size_t n = fread(table_text, 1, sizeof table_text, f);
-    (void)fclose(f);
-    if (n == sizeof table_text || json_parse(table_text, n, &table) != ZQ_OK) {
-        print_error("%s: not one JSON value of under %zu bytes\n", ZQ_CHUNK_TABLE, n);
-        return -1;
-    }
-    return 0;
+    return fixture_table_load(ZQ_CHUNK_TABLE, table_text, sizeof table_text, &table);
 }
 
-static json_value_t member(json_value_t obj, const char *key)
-{
-    json_value_t v;
-    if (json_object_get(obj, key, &v) != ZQ_OK) {
-        fail_msg("the table has no \"%s\" here", key);
-    }
-    return v;
-}
 
 /* A hex member of a row as bytes. */
 static size_t bytes_of(json_value_t row, const char *key, uint8_t *out, size_t cap)
 {
     char hex[256];
     size_t n = 0;
-    assert_int_equal(json_get_string(member(row, key), hex, sizeof hex, &n), ZQ_OK);
+    assert_int_equal(json_get_string(fixture_member(row, key), hex, sizeof hex, &n), ZQ_OK);
     assert_true(n % 2 == 0 && n / 2 <= cap);
     for (size_t i = 0; i < n / 2; i++) {
         int hi = zq_hex_digit(hex[2 * i]), lo = zq_hex_digit(hex[2 * i + 1]);
@@ -72,7 +54,7 @@ static size_t bytes_of(json_value_t row, const char *key, uint8_t *out, size_t c
 static uint32_t number_of(json_value_t row, const char *key)
 {
     int64_t v = 0;
-    assert_int_equal(json_get_int64(member(row, key), &v), ZQ_OK);
+    assert_int_equal(json_get_int64(fixture_member(row, key), &v), ZQ_OK);
     assert_true(v >= 0 && v <= UINT32_MAX);
     return (uint32_t)v;
 }
@@ -129,7 +111,7 @@ static void refusal_row(json_value_t row)
     uint8_t msg[128];
     char error[32] = "ZQ_ERR_";
     size_t n = 0;
-    assert_int_equal(json_get_string(member(row, "error"), error + 7, sizeof error - 7, &n), ZQ_OK);
+    assert_int_equal(json_get_string(fixture_member(row, "error"), error + 7, sizeof error - 7, &n), ZQ_OK);
     size_t len = bytes_of(row, "hex", msg, sizeof msg);
     brk_chunk_t c;
     assert_string_equal(zq_errname(brk_chunk_read(msg, len, &c)), error);
@@ -156,7 +138,7 @@ static void run_rule(const char *rule)
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
         json_iter_t it;
         json_value_t row;
-        json_iter_init(&it, member(table, lists[l].list));
+        json_iter_init(&it, fixture_member(table, lists[l].list));
         while (json_iter_next(&it, NULL, &row)) {
             if (rule_is(row, rule)) {
                 lists[l].run(row);
@@ -204,7 +186,7 @@ static void every_rule_of_the_table_has_its_test(void **state)
     for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
         json_iter_t it;
         json_value_t row;
-        json_iter_init(&it, member(table, lists[l]));
+        json_iter_init(&it, fixture_member(table, lists[l]));
         while (json_iter_next(&it, NULL, &row)) {
             bool found = false;
             for (size_t k = 0; k < sizeof known / sizeof known[0] && !found; k++) {
@@ -213,7 +195,7 @@ static void every_rule_of_the_table_has_its_test(void **state)
             if (!found) {
                 char rule[96];
                 size_t n = 0;
-                (void)json_get_string(member(row, "rule"), rule, sizeof rule, &n);
+                (void)json_get_string(fixture_member(row, "rule"), rule, sizeof rule, &n);
                 fail_msg("rule %s of %s has no test here", rule, lists[l]);
             }
         }

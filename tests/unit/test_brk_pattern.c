@@ -16,6 +16,7 @@
 
 #include "broker/pattern.h"
 #include "pattern_ref.h"
+#include "fixture_table.h"
 #include "zq/json.h"
 #include "test_rand.h"
 #include "zq/hex.h"
@@ -32,28 +33,9 @@ static json_value_t table;
 static int load_table(void **state)
 {
     (void)state;
-    FILE *f = fopen(ZQ_PATTERN_TABLE, "rb");
-    if (f == NULL) {
-        print_error("cannot open %s\n", ZQ_PATTERN_TABLE);
-        return -1;
-    }
-    size_t n = fread(table_text, 1, sizeof table_text, f);
-    (void)fclose(f);
-    if (n == sizeof table_text || json_parse(table_text, n, &table) != ZQ_OK) {
-        print_error("%s: not one JSON value of under %zu bytes\n", ZQ_PATTERN_TABLE, n);
-        return -1;
-    }
-    return 0;
+    return fixture_table_load(ZQ_PATTERN_TABLE, table_text, sizeof table_text, &table);
 }
 
-static json_value_t member(json_value_t obj, const char *key)
-{
-    json_value_t v;
-    if (json_object_get(obj, key, &v) != ZQ_OK) {
-        fail_msg("the table has no \"%s\" here", key);
-    }
-    return v;
-}
 
 /* A string of the table, unescaped (it may hold NUL bytes); NUL-terminated too. */
 static size_t text_of(json_value_t v, char *out, size_t cap)
@@ -67,7 +49,7 @@ static size_t text_of(json_value_t v, char *out, size_t cap)
 static size_t bytes_of(json_value_t row, const char *key, char *out, size_t cap)
 {
     char hex[128];
-    size_t n = text_of(member(row, key), hex, sizeof hex);
+    size_t n = text_of(fixture_member(row, key), hex, sizeof hex);
     assert_true(n % 2 == 0 && n / 2 <= cap);
     for (size_t i = 0; i < n / 2; i++) {
         int hi = zq_hex_digit(hex[2 * i]), lo = zq_hex_digit(hex[2 * i + 1]);
@@ -94,7 +76,7 @@ static bool match(const char *p, size_t plen, const char *t, size_t tlen)
 static void expect_row(json_value_t row)
 {
     char p[128], t[128];
-    size_t plen = text_of(member(row, "pattern"), p, sizeof p);
+    size_t plen = text_of(fixture_member(row, "pattern"), p, sizeof p);
     const char *why = brk_pattern_problem(p, plen);
     if (why != NULL || brk_pattern_check(p, plen) != ZQ_OK) {
         fail_msg("\"%s\" should be usable: %s", p, why != NULL ? why : "check refused it");
@@ -103,7 +85,7 @@ static void expect_row(json_value_t row)
     for (int want = 1; want >= 0; want--) {
         json_iter_t it;
         json_value_t v;
-        json_iter_init(&it, member(row, lists[1 - want]));
+        json_iter_init(&it, fixture_member(row, lists[1 - want]));
         while (json_iter_next(&it, NULL, &v)) {
             size_t tlen = text_of(v, t, sizeof t);
             if (match(p, plen, t, tlen) != want) {
@@ -126,21 +108,21 @@ static void refused(const char *p, size_t plen, json_value_t reason)
 static void refused_row(json_value_t row)
 {
     char p[128];
-    size_t plen = text_of(member(row, "pattern"), p, sizeof p);
-    refused(p, plen, member(row, "reason"));
+    size_t plen = text_of(fixture_member(row, "pattern"), p, sizeof p);
+    refused(p, plen, fixture_member(row, "reason"));
 }
 
 static void refused_bytes_row(json_value_t row)
 {
     char p[64];
     size_t plen = bytes_of(row, "hex", p, sizeof p);
-    refused(p, plen, member(row, "reason"));
+    refused(p, plen, fixture_member(row, "reason"));
 }
 
 static void bytes_not_matched_row(json_value_t row)
 {
     char p[64], t[64];
-    size_t plen = text_of(member(row, "pattern"), p, sizeof p);
+    size_t plen = text_of(fixture_member(row, "pattern"), p, sizeof p);
     size_t tlen = bytes_of(row, "topicHex", t, sizeof t);
     assert_int_equal(brk_pattern_check(p, plen), ZQ_OK);
     assert_false(match(p, plen, t, tlen));
@@ -154,7 +136,7 @@ static unsigned run_rows(const char *section, const char *rule, void (*each)(jso
     unsigned n = 0;
     json_iter_t it;
     json_value_t row;
-    json_iter_init(&it, member(table, section));
+    json_iter_init(&it, fixture_member(table, section));
     while (json_iter_next(&it, NULL, &row)) {
         if (rule_is(row, rule)) {
             each(row);
@@ -167,14 +149,14 @@ static unsigned run_rows(const char *section, const char *rule, void (*each)(jso
 /* Topics brk_topic_problem() lets publish, and those it refuses with the reason. */
 static unsigned run_topics(const char *rule)
 {
-    json_value_t topics = member(table, "topics");
+    json_value_t topics = fixture_member(table, "topics");
     if (!rule_is(topics, rule)) {
         return 0;
     }
     char t[128];
     json_iter_t it;
     json_value_t v;
-    json_iter_init(&it, member(topics, "usable"));
+    json_iter_init(&it, fixture_member(topics, "usable"));
     while (json_iter_next(&it, NULL, &v)) {
         size_t tlen = text_of(v, t, sizeof t);
         const char *why = brk_topic_problem(t, tlen);
@@ -182,11 +164,11 @@ static unsigned run_topics(const char *rule)
             fail_msg("\"%s\" should be a topic: %s", t, why);
         }
     }
-    json_iter_init(&it, member(topics, "refused"));
+    json_iter_init(&it, fixture_member(topics, "refused"));
     while (json_iter_next(&it, NULL, &v)) {
-        size_t tlen = text_of(member(v, "topic"), t, sizeof t);
+        size_t tlen = text_of(fixture_member(v, "topic"), t, sizeof t);
         const char *why = brk_topic_problem(t, tlen);
-        if (why == NULL || !json_string_equals(member(v, "reason"), why)) {
+        if (why == NULL || !json_string_equals(fixture_member(v, "reason"), why)) {
             fail_msg("topic \"%s\": the reason is \"%s\"", t, why != NULL ? why : "(none)");
         }
     }
@@ -196,7 +178,7 @@ static unsigned run_topics(const char *rule)
 /* Usable patterns with no wildcard ("yes") and with one ("no"). */
 static unsigned run_exact(const char *rule)
 {
-    json_value_t exact = member(table, "exact");
+    json_value_t exact = fixture_member(table, "exact");
     if (!rule_is(exact, rule)) {
         return 0;
     }
@@ -205,7 +187,7 @@ static unsigned run_exact(const char *rule)
         char p[128];
         json_iter_t it;
         json_value_t v;
-        json_iter_init(&it, member(exact, lists[want]));
+        json_iter_init(&it, fixture_member(exact, lists[want]));
         while (json_iter_next(&it, NULL, &v)) {
             size_t plen = text_of(v, p, sizeof p);
             assert_int_equal(brk_pattern_check(p, plen), ZQ_OK);
@@ -297,7 +279,7 @@ static alphabet_t alphabet_of_table(void)
     alphabet_t a = {{0}, 0};
     json_iter_t it;
     json_value_t v;
-    json_iter_init(&it, member(member(table, "reference"), "alphabet"));
+    json_iter_init(&it, fixture_member(fixture_member(table, "reference"), "alphabet"));
     while (json_iter_next(&it, NULL, &v)) {
         char s[8];
         assert_int_equal(text_of(v, s, sizeof s), 1);
@@ -310,7 +292,7 @@ static alphabet_t alphabet_of_table(void)
 static unsigned long count_of_table(const char *key)
 {
     uint32_t n = 0;
-    assert_int_equal(json_get_count(member(member(table, "reference"), key), &n), ZQ_OK);
+    assert_int_equal(json_get_count(fixture_member(fixture_member(table, "reference"), key), &n), ZQ_OK);
     return n;
 }
 
@@ -485,17 +467,17 @@ static void every_rule_of_the_table_has_its_test(void **state)
     for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
         json_iter_t it;
         json_value_t row;
-        json_iter_init(&it, member(table, sections[s]));
+        json_iter_init(&it, fixture_member(table, sections[s]));
         while (json_iter_next(&it, NULL, &row)) {
-            json_value_t rule = member(row, "rule");
+            json_value_t rule = fixture_member(row, "rule");
             if (!has_test(rule)) {
                 fail_msg("no test runs the %s row of rule %.*s", sections[s], (int)rule.len,
                          rule.p);
             }
         }
     }
-    assert_true(has_test(member(member(table, "topics"), "rule")));
-    assert_true(has_test(member(member(table, "exact"), "rule")));
+    assert_true(has_test(fixture_member(fixture_member(table, "topics"), "rule")));
+    assert_true(has_test(fixture_member(fixture_member(table, "exact"), "rule")));
 }
 
 int main(void)
