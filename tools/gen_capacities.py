@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes, from include/zq/config.h alone, the capacity table of README.md and zq's symbols in
-port/esp32/Kconfig, each between its BEGIN and END marker lines (regenerate, don't edit).
+Kconfig, each between its BEGIN and END marker lines (regenerate, don't edit).
 
     tools/gen_capacities.py           rewrites both regions from config.h
     tools/gen_capacities.py --check   changes nothing; prints the difference and exits 1 when a
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "include/zq/config.h"
 README = ROOT / "README.md"
-KCONFIG = ROOT / "port/esp32/Kconfig"
+KCONFIG = ROOT / "Kconfig"
 TOOL = "tools/gen_capacities.py"
 
 SECTION = re.compile(r"^/\* ---- (.+?) -+ \*/$")
@@ -135,7 +135,7 @@ def readme_table(sections):
     return out[:-1]
 
 
-# ---- port/esp32/Kconfig ------------------------------------------------------------------------
+# ---- Kconfig ------------------------------------------------------------------------
 
 def kconfig_symbol(e, indent):
     k = e["kconfig"]
@@ -222,7 +222,7 @@ def kconfig_text(sections, text):
         if not m:
             raise Error(f"Kconfig: region name must be menu \"...\": {name}")
         return kconfig_region(sections, m.group(1), indent)
-    new, seen = fill_regions(text, prefix, "", content, "port/esp32/Kconfig")
+    new, seen = fill_regions(text, prefix, "", content, "Kconfig")
     menus = {e["kconfig"]["menu"] for _, es in sections for e in es if "kconfig" in e}
     missing = menus - {re.match(r'^menu "(.+)"$', n).group(1) for n in seen}
     if missing:
@@ -242,7 +242,7 @@ def check_no_hand_written_symbols(text):
             inside = False
         m = re.match(r"^config (ZQ_[A-Z0-9_]+)$", stripped)
         if m and not inside and not m.group(1).startswith("ZQ_ESP32_"):
-            raise Error(f"port/esp32/Kconfig:{n}: {m.group(1)} is written by hand: give it a "
+            raise Error(f"Kconfig:{n}: {m.group(1)} is written by hand: give it a "
                         f"menuconfig line in include/zq/config.h instead")
 
 
@@ -272,7 +272,7 @@ def main():
                   f"out of date with include/zq/config.h: run {TOOL}", file=sys.stderr)
             return 1
         count = sum(len(es) for _, es in sections)
-        print(f"gen_capacities: README.md and port/esp32/Kconfig match include/zq/config.h "
+        print(f"gen_capacities: README.md and Kconfig match include/zq/config.h "
               f"({count} macros)")
         return 0
     for path, _, new in stale:

@@ -19,7 +19,7 @@
  *   menuconfig:  the ESP-IDF menu, prompt, range and default of the Kconfig symbol of the same
  *                name (the ESP32 default is the device's, tools/footprint/device_config.h).
  * tools/gen_capacities.py reads these lines to write the capacity table of README.md and the
- * zq symbols of port/esp32/Kconfig; after a change here, run it (ctest runs its --check).
+ * zq symbols of Kconfig; after a change here, run it (ctest runs its --check).
  */
 #ifndef ZQ_CONFIG_H
 #define ZQ_CONFIG_H

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the sdkconfig.h ESP-IDF would generate with no menuconfig changes, for esp32-check.
 
-  gen_sdkconfig.py --out DIR/sdkconfig.h --kconfig port/esp32/Kconfig \\
+  gen_sdkconfig.py --out DIR/sdkconfig.h --kconfig Kconfig \\
       --kconfig examples/esp32-sensor/main/Kconfig.projbuild \\
       --defaults examples/esp32-sensor/sdkconfig.defaults --set SOC_TEMP_SENSOR_SUPPORTED=y
 

@@ -1,4 +1,6 @@
-# zq as an ESP-IDF component: the portable core (the top-level CMakeLists.txt's zq_core source
+# zq as an ESP-IDF component, included by the repository's top-level CMakeLists.txt when ESP-IDF
+# builds it (ESP_PLATFORM): the repository's root is the component "zq" (its Kconfig and
+# idf_component.yml are there), so a git dependency brings the whole tree. It holds the portable core (the top-level CMakeLists.txt's zq_core source
 # list: core/ stack/ broker/ signal/ node/ app/), the host every port runs (host/) and this port, built with ESP-IDF's mbedTLS and
 # configured from menuconfig (Kconfig -> zq_idf_config.h, zq's ZQ_CONFIG_FILE).
 #
@@ -12,6 +14,7 @@ if(NOT ESP_PLATFORM)
 endif()
 
 get_filename_component(ZQ_ROOT "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+set(_zq_port "${CMAKE_CURRENT_LIST_DIR}")
 
 file(GLOB_RECURSE zq_core_srcs
   "${ZQ_ROOT}/core/*.c" "${ZQ_ROOT}/stack/*.c" "${ZQ_ROOT}/broker/*.c" "${ZQ_ROOT}/signal/*.c"
@@ -23,16 +26,18 @@ list(FILTER zq_core_srcs EXCLUDE REGEX "/stack/dtls/dtls_arena\\.c$")
 idf_component_register(
   SRCS ${zq_core_srcs}
        # port/bsd: the BSD-socket code port/posix shares, over lwIP (bsd_lwip.c: lwIP's ways)
-       ../bsd/sockaddr.c ../bsd/port_udp.c ../bsd/port_tcp.c ../bsd/ws_socket.c bsd_lwip.c
-       esp32_ws.c identity.c port_netif.c port_sys.c runner.c
-  INCLUDE_DIRS include "${ZQ_ROOT}/include" "${ZQ_ROOT}"
+       "${ZQ_ROOT}/port/bsd/sockaddr.c" "${ZQ_ROOT}/port/bsd/port_udp.c"
+       "${ZQ_ROOT}/port/bsd/port_tcp.c" "${ZQ_ROOT}/port/bsd/ws_socket.c"
+       "${_zq_port}/bsd_lwip.c" "${_zq_port}/esp32_ws.c" "${_zq_port}/identity.c"
+       "${_zq_port}/port_netif.c" "${_zq_port}/port_sys.c" "${_zq_port}/runner.c"
+  INCLUDE_DIRS "${_zq_port}/include" "${ZQ_ROOT}/include" "${ZQ_ROOT}"
   REQUIRES esp_hw_support esp_netif esp_timer freertos log lwip mbedtls
   PRIV_REQUIRES nvs_flash)
 
 if(NOT CMAKE_BUILD_EARLY_EXPANSION)
   include("${CMAKE_CURRENT_LIST_DIR}/gen_config.cmake")
   set(zq_config_dir "${CMAKE_CURRENT_BINARY_DIR}/zq_config")
-  zq_esp32_gen_config("${CMAKE_CURRENT_LIST_DIR}/Kconfig" "${zq_config_dir}/zq_idf_config.h")
+  zq_esp32_gen_config("${ZQ_ROOT}/Kconfig" "${zq_config_dir}/zq_idf_config.h")
   target_include_directories(${COMPONENT_LIB} PUBLIC "${zq_config_dir}")
   # PUBLIC: the application's files that include zq headers must see the same capacities.
   target_compile_definitions(${COMPONENT_LIB} PUBLIC ZQ_CONFIG_FILE="zq_idf_config.h")
