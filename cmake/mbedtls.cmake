@@ -1,10 +1,36 @@
-# Builds mbedTLS 3.6 from a source tree with zq's own configuration header, as the static
-# library zq_mbedtls. The tree comes from ZQ_MBEDTLS_SOURCE_DIR (a cache variable or the
-# environment); scripts/setup fetches Debian's mbedTLS 3.6 source package into .deps/ otherwise.
+# The static library zq_mbedtls, one of two ways:
+# - mbedTLS 3.6 (what CI and scripts/setup use): built here from a source tree with zq's own
+#   configuration header. The tree comes from ZQ_MBEDTLS_SOURCE_DIR (a cache variable or the
+#   environment); scripts/setup fetches Debian's mbedTLS 3.6 source package into .deps/.
+# - mbedTLS 4 with TF-PSA-Crypto: ZQ_MBEDTLS4_PREFIX names an mbedTLS 4 already built and
+#   installed with zq's two configuration headers (config/zq_mbedtls4_config.h and
+#   config/zq_tfpsa_config.h; README.md, "mbedTLS 4", says how); zq_mbedtls wraps its libraries.
+# On the host, zq_mbedtls also carries PSA Crypto's random generator (port/posix/psa_random.c),
+# which every program linking mbedTLS needs.
 #
 # The library's sources are compiled directly (not through mbedTLS's own CMake project), so the
 # very same lines serve the host build and every cross toolchain; modules our config leaves out
 # compile to empty objects.
+
+set(ZQ_MBEDTLS4_PREFIX "" CACHE PATH "an installed mbedTLS 4 built with zq's configuration")
+
+# The kernel's randomness for PSA Crypto, on the host; a firmware's port brings its own.
+function(zq_mbedtls_add_host_rng)
+  if(NOT ZQ_HOST)
+    return()
+  endif()
+  add_library(zq_psa_random STATIC "${PROJECT_SOURCE_DIR}/port/posix/psa_random.c")
+  target_include_directories(zq_psa_random PRIVATE "${PROJECT_SOURCE_DIR}"
+    $<TARGET_PROPERTY:zq_mbedtls,INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(zq_psa_random PRIVATE _DEFAULT_SOURCE
+    $<TARGET_PROPERTY:zq_mbedtls,INTERFACE_COMPILE_DEFINITIONS>)
+  target_link_libraries(zq_mbedtls INTERFACE zq_psa_random)
+endfunction()
+
+if(ZQ_MBEDTLS4_PREFIX)
+  include(${CMAKE_CURRENT_LIST_DIR}/mbedtls4.cmake)
+  return()
+endif()
 
 if(NOT ZQ_MBEDTLS_SOURCE_DIR AND DEFINED ENV{ZQ_MBEDTLS_SOURCE_DIR})
   set(ZQ_MBEDTLS_SOURCE_DIR "$ENV{ZQ_MBEDTLS_SOURCE_DIR}")
@@ -46,3 +72,4 @@ if(ZQ_HOST)
 endif()
 # Third-party code: build it with its own expectations, not zq's warning flags.
 set_target_properties(zq_mbedtls PROPERTIES C_STANDARD 99 COMPILE_OPTIONS "-w")
+zq_mbedtls_add_host_rng()

@@ -25,6 +25,15 @@
 #define MBEDTLS_NO_PLATFORM_ENTROPY
 #define MBEDTLS_HAVE_ASM
 
+/* ---- PSA Crypto: zq's hashes and keys go through it, as on mbedTLS 4 (include/zq/crypto.h) -- */
+#define MBEDTLS_PSA_CRYPTO_C
+/* Randomness comes from the port: mbedtls_psa_external_get_random() (port/posix/psa_random.c),
+ * so no entropy module or DRBG of mbedTLS's own is built. */
+#define MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG
+/* On 3.6 only the identity's key passes through a slot, for a moment (dtls_identity.c): the TLS
+ * layer keeps its keys in its own contexts (no MBEDTLS_USE_PSA_CRYPTO). */
+#define MBEDTLS_PSA_KEY_SLOT_COUNT 4
+
 /* ---- Big numbers and elliptic curves: P-256 only ------------------------------------------ */
 #define MBEDTLS_BIGNUM_C
 #define MBEDTLS_MPI_MAX_SIZE 32        /* P-256 needs 32-byte numbers; the default is 1024 */

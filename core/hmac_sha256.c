@@ -1,6 +1,5 @@
 #include <string.h>
 
-#include "mbedtls/sha256.h"
 #include "zq/crypto.h"
 
 /* RFC 2104 §2 with SHA-256 (64-byte blocks): H(K ^ opad, H(K ^ ipad, text)). */
@@ -13,13 +12,12 @@ static void keyed_hash(const uint8_t block[SHA256_BLOCK], uint8_t pad_byte, cons
     for (size_t i = 0; i < SHA256_BLOCK; i++) {
         pad[i] = block[i] ^ pad_byte;
     }
-    mbedtls_sha256_context ctx;
-    mbedtls_sha256_init(&ctx);
-    (void)mbedtls_sha256_starts(&ctx, 0);
-    (void)mbedtls_sha256_update(&ctx, pad, sizeof pad);
-    (void)mbedtls_sha256_update(&ctx, data, len);
-    (void)mbedtls_sha256_finish(&ctx, out);
-    mbedtls_sha256_free(&ctx);
+    psa_hash_operation_t op = psa_hash_operation_init();
+    size_t n;
+    (void)psa_hash_setup(&op, PSA_ALG_SHA_256);
+    (void)psa_hash_update(&op, pad, sizeof pad);
+    (void)psa_hash_update(&op, data, len);
+    (void)psa_hash_finish(&op, out, ZQ_SHA256_LEN, &n);
     memset(pad, 0, sizeof pad);
 }
 
@@ -28,7 +26,7 @@ void zq_hmac_sha256(const uint8_t *key, size_t key_len, const uint8_t *data, siz
 {
     uint8_t block[SHA256_BLOCK] = {0};
     if (key_len > SHA256_BLOCK) {
-        (void)mbedtls_sha256(key, key_len, block, 0);
+        zq_sha256(key, key_len, block);
     } else if (key_len > 0) {
         memcpy(block, key, key_len);
     }

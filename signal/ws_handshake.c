@@ -2,7 +2,6 @@
  * through Sec-WebSocket-Accept, that the server read this very request. */
 #include <string.h>
 
-#include "mbedtls/sha1.h"
 #include "signal/http_internal.h"
 #include "signal/ws.h"
 #include "zq/base64.h"
@@ -14,13 +13,12 @@ static const char ws_guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 void ws_accept_key(const char *key, size_t key_len, char out[WS_ACCEPT_LEN + 1])
 {
     uint8_t digest[ZQ_SHA1_LEN];
-    mbedtls_sha1_context sha;
-    mbedtls_sha1_init(&sha);
-    (void)mbedtls_sha1_starts(&sha);
-    (void)mbedtls_sha1_update(&sha, (const uint8_t *)key, key_len);
-    (void)mbedtls_sha1_update(&sha, (const uint8_t *)ws_guid, sizeof ws_guid - 1);
-    (void)mbedtls_sha1_finish(&sha, digest);
-    mbedtls_sha1_free(&sha);
+    psa_hash_operation_t sha = psa_hash_operation_init();
+    size_t n;
+    (void)psa_hash_setup(&sha, PSA_ALG_SHA_1);
+    (void)psa_hash_update(&sha, (const uint8_t *)key, key_len);
+    (void)psa_hash_update(&sha, (const uint8_t *)ws_guid, sizeof ws_guid - 1);
+    (void)psa_hash_finish(&sha, digest, sizeof digest, &n);
     (void)zq_base64_encode(digest, sizeof digest, out, WS_ACCEPT_LEN + 1, NULL);
 }
 

@@ -3,11 +3,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
-#include "mbedtls/entropy.h"
+#include "port/posix/psa_random.h"
 #include "port/zq_port.h"
+#include "psa/crypto.h"
 #include "zq/log.h"
 
 /* Log timestamps count from zq_port_init(), so a run reads from 0 rather than from boot. */
@@ -54,23 +54,13 @@ zq_err_t zq_port_init(void)
     return ZQ_OK;
 }
 
-/* mbedTLS's f_rng convention: 0 on success, an MBEDTLS_ERR_* code otherwise. */
+/* mbedTLS's f_rng convention: 0 on success, a negative error code otherwise (PSA's, which both
+ * mbedTLS 3.6 and 4 pass through). */
 static int getrandom_fill(void *ctx, unsigned char *out, size_t len)
 {
-    (void)ctx;
-    size_t done = 0;
-    while (done < len) {
-        /* getrandom() returns at most 32 MiB - 1 per call and may be interrupted by a signal
-         * before it filled the buffer: both are partial reads, not failures. */
-        ssize_t n = getrandom(out + done, len - done, 0);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            ZQ_LOGE("port", "getrandom: %s", strerror(errno));
-            return MBEDTLS_ERR_ENTROPY_SOURCE_FAILED;
-        }
-        done += (size_t)n;
+    if (zq_posix_getrandom(ctx, out, len) != 0) {
+        ZQ_LOGE("port", "getrandom: %s", strerror(errno));
+        return (int)PSA_ERROR_INSUFFICIENT_ENTROPY;
     }
     return 0;
 }

@@ -81,7 +81,9 @@ typedef struct {
     dtls_fingerprint_t fingerprint; /**< SHA-256 of the certificate's DER */
 } dtls_identity_t;
 
-/** Makes a fresh ECDSA P-256 key and a self-signed certificate for it ("CN=zq"). */
+/** Makes a fresh ECDSA P-256 key and a self-signed certificate for it ("CN=zq"). The key comes
+ *  from PSA Crypto's generator (the port's mbedtls_psa_external_get_random), @p rand gives the
+ *  certificate's serial (and, on mbedTLS 3.6, the signature's blinding). */
 zq_err_t dtls_identity_generate(dtls_identity_t *id, const zq_rand_t *rand);
 
 /** Exports the key (SEC1/PKCS#1 DER) and certificate (DER) to keep them, e.g. in flash. */
@@ -109,7 +111,8 @@ zq_err_t dtls_fingerprint_parse(const char *text, size_t len, dtls_fingerprint_t
 typedef void (*dtls_keylog_fn)(void *ctx, const char *line);
 
 typedef struct {
-    zq_rand_t rand;                 /**< required */
+    zq_rand_t rand;                 /**< required: cookie key; on mbedTLS 3.6 also the handshake's
+                                         randoms (mbedTLS 4 takes those from PSA's generator) */
     uint16_t mtu;                   /**< largest datagram sent, 64..ZQ_DTLS_MTU: ZQ_DTLS_MTU */
     uint32_t handshake_timeout_min_ms; /**< first retransmission (RFC 6347 §4.2.4.1): 250 */
     uint32_t handshake_timeout_max_ms; /**< give up after the timer reaches this: 16000 */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "stack/dtls/dtls.h"
+#include "stack/dtls/dtls_mbedtls.h"
 
 /* RFC 8827 §6.5 requires ECDSA P-256 support; AES-128-GCM first (hardware AES on ESP32, and
  * tshark can decrypt it from a key log), ChaCha20-Poly1305 for peers that prefer it. */
@@ -45,7 +46,7 @@ static int setup_role(dtls_context_t *ctx, mbedtls_ssl_config *conf, int endpoin
     if (ret != 0) {
         return ret;
     }
-    mbedtls_ssl_conf_rng(conf, ctx->cfg.rand.fill, ctx->cfg.rand.ctx);
+    dtls_mbedtls_conf_rng(conf, &ctx->cfg.rand);
     mbedtls_ssl_conf_min_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
     mbedtls_ssl_conf_max_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
     mbedtls_ssl_conf_ciphersuites(conf, cipher_suites);
@@ -78,7 +79,10 @@ zq_err_t dtls_context_init(dtls_context_t *ctx, const dtls_config_t *cfg,
     ctx->cfg = *cfg;
     ctx->identity = identity;
     mbedtls_ssl_cookie_init(&ctx->cookies);
-    int ret = mbedtls_ssl_cookie_setup(&ctx->cookies, cfg->rand.fill, cfg->rand.ctx);
+    int ret = (int)psa_crypto_init(); /* idempotent; mbedTLS 4's TLS layer runs on PSA */
+    if (ret == 0) {
+        ret = dtls_mbedtls_cookie_setup(&ctx->cookies, &cfg->rand);
+    }
     if (ret == 0) {
         ret = setup_role(ctx, &ctx->client, MBEDTLS_SSL_IS_CLIENT);
     }
@@ -87,7 +91,9 @@ zq_err_t dtls_context_init(dtls_context_t *ctx, const dtls_config_t *cfg,
     }
     if (ret != 0) {
         dtls_context_free(ctx);
-        return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? ZQ_ERR_CAPACITY : ZQ_ERR_CRYPTO;
+        return ret == MBEDTLS_ERR_SSL_ALLOC_FAILED || ret == PSA_ERROR_INSUFFICIENT_MEMORY
+                   ? ZQ_ERR_CAPACITY
+                   : ZQ_ERR_CRYPTO;
     }
     return ZQ_OK;
 }

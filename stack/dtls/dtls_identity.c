@@ -3,10 +3,10 @@
  * fingerprint we put in the SDP (RFC 8827 §6.5), so the certificate carries nothing else. */
 #include <string.h>
 
-#include "mbedtls/ecp.h"
-#include "mbedtls/sha256.h"
-#include "mbedtls/x509_crt.h"
+#include "psa/crypto.h"
 #include "stack/dtls/dtls.h"
+#include "stack/dtls/dtls_mbedtls.h"
+#include "zq/crypto.h"
 
 /* A P-256 certificate with a short name is about 350 bytes of DER. */
 #define CERT_DER_MAX 600
@@ -16,20 +16,62 @@
 #define NOT_BEFORE "20250101000000"
 #define NOT_AFTER "20491231235959"
 
+/* Out of memory, in mbedTLS's words or PSA's (mbedTLS 4 maps its own codes onto PSA's). */
+static bool out_of_memory(int ret)
+{
+    return ret == MBEDTLS_ERR_PK_ALLOC_FAILED || ret == MBEDTLS_ERR_X509_ALLOC_FAILED ||
+           ret == PSA_ERROR_INSUFFICIENT_MEMORY;
+}
+
 static zq_err_t from_mbedtls(int ret)
 {
     if (ret == 0) {
         return ZQ_OK;
     }
-    return ret == MBEDTLS_ERR_PK_ALLOC_FAILED || ret == MBEDTLS_ERR_X509_ALLOC_FAILED ||
-                   ret == MBEDTLS_ERR_ECP_ALLOC_FAILED
-               ? ZQ_ERR_CAPACITY
-               : ZQ_ERR_CRYPTO;
+    return out_of_memory(ret) ? ZQ_ERR_CAPACITY : ZQ_ERR_CRYPTO;
 }
 
 static void compute_fingerprint(dtls_identity_t *id)
 {
-    (void)mbedtls_sha256(id->cert.raw.p, id->cert.raw.len, id->fingerprint.bytes, 0);
+    zq_sha256(id->cert.raw.p, id->cert.raw.len, id->fingerprint.bytes);
+}
+
+/* The identity's key pair in PSA's terms: ECDSA P-256 (RFC 8827 §6.5), exportable so the port
+ * can keep it (dtls_identity_export) and so that mbedTLS's X.509 and TLS layers get a copy. */
+static void p256_attributes(psa_key_attributes_t *attr)
+{
+    *attr = psa_key_attributes_init();
+    psa_set_key_type(attr, PSA_KEY_TYPE_ECC_KEY_PAIR(PSA_ECC_FAMILY_SECP_R1));
+    psa_set_key_bits(attr, 256);
+    psa_set_key_usage_flags(attr, PSA_KEY_USAGE_SIGN_HASH | PSA_KEY_USAGE_EXPORT);
+    psa_set_key_algorithm(attr, PSA_ALG_DETERMINISTIC_ECDSA(PSA_ALG_SHA_256));
+}
+
+/* A fresh key from PSA's generator, copied into @p pk; the volatile PSA key is then destroyed,
+ * so the node holds one copy only. */
+static int generate_p256(mbedtls_pk_context *pk)
+{
+    psa_key_attributes_t attr;
+    p256_attributes(&attr);
+    mbedtls_svc_key_id_t key_id;
+    psa_status_t st = psa_generate_key(&attr, &key_id);
+    if (st != PSA_SUCCESS) {
+        return (int)st;
+    }
+    int ret = mbedtls_pk_copy_from_psa(key_id, pk);
+    (void)psa_destroy_key(key_id);
+    return ret;
+}
+
+/* Whether an imported key is what generate_p256() makes: a P-256 key pair. */
+static bool is_p256_key_pair(const mbedtls_pk_context *pk)
+{
+    psa_key_attributes_t attr = psa_key_attributes_init();
+    bool ok = mbedtls_pk_get_psa_attributes(pk, PSA_KEY_USAGE_SIGN_HASH, &attr) == 0 &&
+              psa_get_key_type(&attr) == PSA_KEY_TYPE_ECC_KEY_PAIR(PSA_ECC_FAMILY_SECP_R1) &&
+              psa_get_key_bits(&attr) == 256;
+    psa_reset_key_attributes(&attr);
+    return ok;
 }
 
 /* RFC 5280 §4.1.2.2: a positive serial of up to 20 bytes; 8 random bytes make it unique. */
@@ -64,7 +106,7 @@ static int self_sign(dtls_identity_t *id, const zq_rand_t *rand)
     }
     if (ret == 0) {
         /* The DER is written at the end of the buffer. */
-        ret = mbedtls_x509write_crt_der(&w, der, sizeof der, rand->fill, rand->ctx);
+        ret = dtls_mbedtls_write_crt_der(&w, der, sizeof der, rand);
     }
     if (ret > 0) {
         ret = mbedtls_x509_crt_parse_der(&id->cert, der + sizeof der - ret, (size_t)ret);
@@ -77,10 +119,9 @@ zq_err_t dtls_identity_generate(dtls_identity_t *id, const zq_rand_t *rand)
 {
     mbedtls_pk_init(&id->key);
     mbedtls_x509_crt_init(&id->cert);
-    int ret = mbedtls_pk_setup(&id->key, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY));
+    int ret = (int)psa_crypto_init(); /* idempotent; PSA's generator makes the key */
     if (ret == 0) {
-        ret = mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(id->key), rand->fill,
-                                  rand->ctx);
+        ret = generate_p256(&id->key);
     }
     if (ret == 0) {
         ret = self_sign(id, rand);
@@ -116,21 +157,22 @@ zq_err_t dtls_identity_import(dtls_identity_t *id, const uint8_t *key, size_t ke
 {
     mbedtls_pk_init(&id->key);
     mbedtls_x509_crt_init(&id->cert);
-    int ret = mbedtls_pk_parse_key(&id->key, key, key_len, NULL, 0, rand->fill, rand->ctx);
+    int ret = (int)psa_crypto_init(); /* idempotent; mbedTLS 4 keeps parsed keys in PSA */
+    if (ret == 0) {
+        ret = dtls_mbedtls_parse_key(&id->key, key, key_len, rand);
+    }
     if (ret == 0) {
         ret = mbedtls_x509_crt_parse_der(&id->cert, cert, cert_len);
     }
-    if (ret == 0 && !mbedtls_pk_can_do(&id->key, MBEDTLS_PK_ECDSA)) {
+    if (ret == 0 && !is_p256_key_pair(&id->key)) {
         ret = MBEDTLS_ERR_PK_TYPE_MISMATCH;
     }
     if (ret == 0) {
-        ret = mbedtls_pk_check_pair(&id->cert.pk, &id->key, rand->fill, rand->ctx);
+        ret = dtls_mbedtls_check_pair(&id->cert.pk, &id->key, rand);
     }
     if (ret != 0) {
         dtls_identity_free(id);
-        return ret == MBEDTLS_ERR_PK_ALLOC_FAILED || ret == MBEDTLS_ERR_X509_ALLOC_FAILED
-                   ? ZQ_ERR_CAPACITY
-                   : ZQ_ERR_MALFORMED;
+        return out_of_memory(ret) ? ZQ_ERR_CAPACITY : ZQ_ERR_MALFORMED;
     }
     compute_fingerprint(id);
     return ZQ_OK;

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "dtls_pair.h"
+#include "stack/dtls/dtls_mbedtls.h"
 #include "zq/crypto.h"
 
 static dtls_pair_t pair; /* large: keep it off the stack */
@@ -165,7 +166,7 @@ static void server_rejects_client_without_certificate(void **state)
                                                  MBEDTLS_SSL_TRANSPORT_DATAGRAM,
                                                  MBEDTLS_SSL_PRESET_DEFAULT),
                      0);
-    mbedtls_ssl_conf_rng(&bare.client, fx.rand.fill, fx.rand.ctx);
+    dtls_mbedtls_conf_rng(&bare.client, &fx.rand);
     mbedtls_ssl_conf_authmode(&bare.client, MBEDTLS_SSL_VERIFY_OPTIONAL);
     dtls_pair_init(&pair, 10, clean);
     dtls_pair_start(&pair, &bare, &fx.ctx_b, &fx.id_b.fingerprint, &fx.id_a.fingerprint);

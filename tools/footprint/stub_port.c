@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "psa/crypto.h"
+
 zq_err_t zq_port_init(void)
 {
     return ZQ_OK;
@@ -30,6 +32,17 @@ zq_rand_t zq_port_rand(void)
 {
     zq_rand_t r = {fill, NULL};
     return r;
+}
+
+/* PSA Crypto's generator (MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG): on a board, its TRNG. */
+psa_status_t mbedtls_psa_external_get_random(mbedtls_psa_external_random_context_t *context,
+                                             uint8_t *output, size_t output_size,
+                                             size_t *output_length)
+{
+    (void)context;
+    (void)fill(NULL, output, output_size);
+    *output_length = output_size;
+    return PSA_SUCCESS;
 }
 
 zq_err_t zq_port_udp_open(zq_socket_t *sock, const zq_addr_t *bind_addr, zq_addr_t *bound)

@@ -1,0 +1,83 @@
+/**
+ * @file zq_tfpsa_config.h
+ * @brief zq's TF-PSA-Crypto 1.x configuration (mbedTLS 4's crypto half), the counterpart of the
+ *        crypto part of zq_mbedtls_config.h for mbedTLS 3.6: what a WebRTC data channel needs.
+ *
+ * Used as TF_PSA_CRYPTO_CONFIG_FILE when zq is built against mbedTLS 4 (README.md, "mbedTLS 4").
+ * ECDHE-ECDSA on P-256 (RFC 8827 §6.5), AES-128-GCM and ChaCha20-Poly1305, the TLS 1.2 PRF over
+ * SHA-256 (RFC 5246 §5), SHA-1 for STUN (RFC 8489 §14.5), keys parsed and written by PK, an
+ * allocator over a static arena, and randomness from the port (MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG:
+ * mbedtls_psa_external_get_random()).
+ */
+#ifndef ZQ_TFPSA_CONFIG_H
+#define ZQ_TFPSA_CONFIG_H
+
+#define TF_PSA_CRYPTO_CONFIG_VERSION 0x01000000
+
+/* ---- Mechanisms --------------------------------------------------------------------------- */
+#define PSA_WANT_ALG_SHA_1
+#define PSA_WANT_ALG_SHA_256
+#define PSA_WANT_ALG_HMAC
+#define PSA_WANT_ALG_TLS12_PRF
+#define PSA_WANT_ALG_ECDH
+#define PSA_WANT_ALG_ECDSA
+#define PSA_WANT_ALG_DETERMINISTIC_ECDSA /* RFC 6979: signing needs no fresh randomness */
+#define PSA_WANT_ALG_GCM
+#define PSA_WANT_ALG_CHACHA20_POLY1305
+#define PSA_WANT_ECC_SECP_R1_256
+#define PSA_WANT_KEY_TYPE_AES
+#define PSA_WANT_KEY_TYPE_CHACHA20
+#define PSA_WANT_KEY_TYPE_DERIVE
+#define PSA_WANT_KEY_TYPE_HMAC
+#define PSA_WANT_KEY_TYPE_RAW_DATA
+#define PSA_WANT_KEY_TYPE_ECC_PUBLIC_KEY
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_BASIC
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_IMPORT
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_EXPORT
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_GENERATE
+
+/* ---- Platform: no libc heap, the port's randomness, no wall clock ------------------------- */
+#define MBEDTLS_PLATFORM_C
+#define MBEDTLS_PLATFORM_MEMORY
+#define MBEDTLS_MEMORY_BUFFER_ALLOC_C
+#define MBEDTLS_MEMORY_ALIGN_MULTIPLE 8 /* as in zq_mbedtls_config.h: 8-byte members */
+#define MBEDTLS_PSA_CRYPTO_C
+#define MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG
+/* Keys live in slots: the identity, and per connection its record keys plus, during a
+ * handshake, the ECDHE key and the peer's public key. 32 is TF-PSA-Crypto's default. */
+#define MBEDTLS_PSA_KEY_SLOT_COUNT 32
+#define MBEDTLS_HAVE_ASM
+
+/* ---- Implementation choices, as on mbedTLS 3.6 -------------------------------------------- */
+#define MBEDTLS_ECP_NIST_OPTIM
+#define MBEDTLS_ECP_WINDOW_SIZE 2
+#define MBEDTLS_ECP_FIXED_POINT_OPTIM 0
+#define MBEDTLS_MPI_MAX_SIZE 32
+#define MBEDTLS_MPI_WINDOW_SIZE 2
+#define MBEDTLS_AES_ROM_TABLES
+#define MBEDTLS_AES_FEWER_TABLES
+
+/* ---- Keys ---------------------------------------------------------------------------------- */
+#define MBEDTLS_MD_C
+#define MBEDTLS_PK_C
+#define MBEDTLS_PK_PARSE_C
+#define MBEDTLS_PK_WRITE_C
+#define MBEDTLS_ASN1_PARSE_C
+#define MBEDTLS_ASN1_WRITE_C
+
+/* ---- Host-only: tests, tools, measurements (see zq_mbedtls_config.h) ---------------------- */
+#if defined(ZQ_MBEDTLS_HOST)
+#define PSA_WANT_ALG_MD5        /* RFC 5769 §2.4: the long-term credential key is an MD5 */
+#define MBEDTLS_MEMORY_DEBUG
+#define MBEDTLS_BASE64_C
+#define MBEDTLS_PEM_PARSE_C
+#define MBEDTLS_PEM_WRITE_C
+#if defined(__x86_64__) || defined(__i386__)
+#define MBEDTLS_AESNI_C
+#endif
+#if defined(__aarch64__)
+#define MBEDTLS_AESCE_C
+#endif
+#endif
+
+#endif /* ZQ_TFPSA_CONFIG_H */
