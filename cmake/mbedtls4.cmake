@@ -11,6 +11,12 @@ string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" ZQ_MBEDTLS_VERSION "${_zq_m4_line}
 if(ZQ_MBEDTLS_VERSION VERSION_LESS 4.0.0 OR ZQ_MBEDTLS_VERSION VERSION_GREATER_EQUAL 5.0.0)
   message(FATAL_ERROR "ZQ_MBEDTLS4_PREFIX: expected mbedTLS 4.x, found ${ZQ_MBEDTLS_VERSION}")
 endif()
+if(ZQ_MBEDTLS_VERSION VERSION_LESS 4.1.0)
+  # Measured (port/esp32/README.md, "mbedTLS 4"): 4.0.0 fails every handshake in which zq is
+  # the DTLS server and the client fragments its ClientHello (Chromium does); 4.1.0 reassembles.
+  message(WARNING "mbedTLS ${ZQ_MBEDTLS_VERSION} cannot reassemble a ClientHello split over "
+                  "several records (2026 browsers send one); use 4.1.0 or later")
+endif()
 message(STATUS "mbedTLS ${ZQ_MBEDTLS_VERSION} (installed) from ${_zq_m4}")
 
 add_library(zq_mbedtls INTERFACE)

@@ -15,26 +15,26 @@
 #define TF_PSA_CRYPTO_CONFIG_VERSION 0x01000000
 
 /* ---- Mechanisms --------------------------------------------------------------------------- */
-#define PSA_WANT_ALG_SHA_1
-#define PSA_WANT_ALG_SHA_256
-#define PSA_WANT_ALG_HMAC
-#define PSA_WANT_ALG_TLS12_PRF
-#define PSA_WANT_ALG_ECDH
-#define PSA_WANT_ALG_ECDSA
-#define PSA_WANT_ALG_DETERMINISTIC_ECDSA /* RFC 6979: signing needs no fresh randomness */
-#define PSA_WANT_ALG_GCM
-#define PSA_WANT_ALG_CHACHA20_POLY1305
-#define PSA_WANT_ECC_SECP_R1_256
-#define PSA_WANT_KEY_TYPE_AES
-#define PSA_WANT_KEY_TYPE_CHACHA20
-#define PSA_WANT_KEY_TYPE_DERIVE
-#define PSA_WANT_KEY_TYPE_HMAC
-#define PSA_WANT_KEY_TYPE_RAW_DATA
-#define PSA_WANT_KEY_TYPE_ECC_PUBLIC_KEY
-#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_BASIC
-#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_IMPORT
-#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_EXPORT
-#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_GENERATE
+#define PSA_WANT_ALG_SHA_1 1
+#define PSA_WANT_ALG_SHA_256 1
+#define PSA_WANT_ALG_HMAC 1
+#define PSA_WANT_ALG_TLS12_PRF 1
+#define PSA_WANT_ALG_ECDH 1
+#define PSA_WANT_ALG_ECDSA 1
+#define PSA_WANT_ALG_DETERMINISTIC_ECDSA 1 /* RFC 6979: signing needs no fresh randomness */
+#define PSA_WANT_ALG_GCM 1
+#define PSA_WANT_ALG_CHACHA20_POLY1305 1
+#define PSA_WANT_ECC_SECP_R1_256 1
+#define PSA_WANT_KEY_TYPE_AES 1
+#define PSA_WANT_KEY_TYPE_CHACHA20 1
+#define PSA_WANT_KEY_TYPE_DERIVE 1
+#define PSA_WANT_KEY_TYPE_HMAC 1
+#define PSA_WANT_KEY_TYPE_RAW_DATA 1
+#define PSA_WANT_KEY_TYPE_ECC_PUBLIC_KEY 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_BASIC 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_IMPORT 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_EXPORT 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_GENERATE 1
 
 /* ---- Platform: no libc heap, the port's randomness, no wall clock ------------------------- */
 #define MBEDTLS_PLATFORM_C
@@ -43,9 +43,15 @@
 #define MBEDTLS_MEMORY_ALIGN_MULTIPLE 8 /* as in zq_mbedtls_config.h: 8-byte members */
 #define MBEDTLS_PSA_CRYPTO_C
 #define MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG
-/* Keys live in slots: the identity, and per connection its record keys plus, during a
- * handshake, the ECDHE key and the peer's public key. 32 is TF-PSA-Crypto's default. */
-#define MBEDTLS_PSA_KEY_SLOT_COUNT 32
+/* mbedTLS 4 keeps every key in a PSA slot: the identity's, and per connection its two record
+ * keys plus, during a handshake, the ECDHE key and the peer's public key. On a device the slots
+ * are a fixed table sized for ZQ_NODE_MAX_PEERS = 4 (1 + 4 x 2 + 4 x 2 = 17, rounded up); the
+ * host's tests run many nodes in one process, so there the table grows from the arena. */
+#if defined(ZQ_MBEDTLS_HOST)
+#define MBEDTLS_PSA_KEY_STORE_DYNAMIC
+#else
+#define MBEDTLS_PSA_KEY_SLOT_COUNT 20
+#endif
 #define MBEDTLS_HAVE_ASM
 
 /* ---- Implementation choices, as on mbedTLS 3.6 -------------------------------------------- */
@@ -67,7 +73,7 @@
 
 /* ---- Host-only: tests, tools, measurements (see zq_mbedtls_config.h) ---------------------- */
 #if defined(ZQ_MBEDTLS_HOST)
-#define PSA_WANT_ALG_MD5        /* RFC 5769 §2.4: the long-term credential key is an MD5 */
+#define PSA_WANT_ALG_MD5 1        /* RFC 5769 §2.4: the long-term credential key is an MD5 */
 #define MBEDTLS_MEMORY_DEBUG
 #define MBEDTLS_BASE64_C
 #define MBEDTLS_PEM_PARSE_C
