@@ -19,8 +19,8 @@ set(_zq_port "${CMAKE_CURRENT_LIST_DIR}")
 file(GLOB_RECURSE zq_core_srcs
   "${ZQ_ROOT}/core/*.c" "${ZQ_ROOT}/stack/*.c" "${ZQ_ROOT}/broker/*.c" "${ZQ_ROOT}/signal/*.c"
   "${ZQ_ROOT}/node/*.c" "${ZQ_ROOT}/app/*.c" "${ZQ_ROOT}/host/*.c")
-# mbedTLS's static arena (MBEDTLS_MEMORY_BUFFER_ALLOC_C) is not in ESP-IDF's mbedTLS, which
-# the Wi-Fi stack shares: mbedTLS allocates from ESP-IDF's heap here (README.md).
+# mbedTLS's own static arena (MBEDTLS_MEMORY_BUFFER_ALLOC_C) is not in ESP-IDF's mbedTLS: the
+# port gives mbedTLS its own (mbedtls_arena.c over arena.c) with CONFIG_MBEDTLS_CUSTOM_MEM_ALLOC.
 list(FILTER zq_core_srcs EXCLUDE REGEX "/stack/dtls/dtls_arena\\.c$")
 
 idf_component_register(
@@ -28,11 +28,12 @@ idf_component_register(
        # port/bsd: the BSD-socket code port/posix shares, over lwIP (bsd_lwip.c: lwIP's ways)
        "${ZQ_ROOT}/port/bsd/sockaddr.c" "${ZQ_ROOT}/port/bsd/port_udp.c"
        "${ZQ_ROOT}/port/bsd/port_tcp.c" "${ZQ_ROOT}/port/bsd/ws_socket.c"
-       "${_zq_port}/bsd_lwip.c" "${_zq_port}/esp32_ws.c" "${_zq_port}/identity.c"
-       "${_zq_port}/port_netif.c" "${_zq_port}/port_sys.c" "${_zq_port}/runner.c"
+       "${_zq_port}/arena.c" "${_zq_port}/bsd_lwip.c" "${_zq_port}/esp32_ws.c"
+       "${_zq_port}/identity.c" "${_zq_port}/mbedtls_arena.c" "${_zq_port}/port_netif.c"
+       "${_zq_port}/port_sys.c" "${_zq_port}/runner.c"
   INCLUDE_DIRS "${_zq_port}/include" "${ZQ_ROOT}/include" "${ZQ_ROOT}"
   REQUIRES esp_hw_support esp_netif esp_timer freertos log lwip mbedtls
-  PRIV_REQUIRES nvs_flash)
+  PRIV_REQUIRES heap nvs_flash)
 
 if(NOT CMAKE_BUILD_EARLY_EXPANSION)
   include("${CMAKE_CURRENT_LIST_DIR}/gen_config.cmake")
