@@ -15,7 +15,7 @@
  * static const zq_esp32_callbacks_t cb = {.on_start = start, .on_event = got,
  *                                         .on_idle = tick, .next_timeout = due};
  * zq_esp32_options_t opt = {.signal_url = "ws://192.168.1.10:8080/ws", .room = "default-topic"};
- * ESP_ERROR_CHECK(zq_esp32_runner_start(&runner, &opt, &cb, &app));   // after Wi-Fi is up
+ * ESP_ERROR_CHECK(zq_esp32_runner_start(&runner, &opt, &cb, &app));   // network up first
  * @endcode
  *
  * Capacities and timeouts come from menuconfig (this component's Kconfig, "zq"). mbedTLS is
