@@ -10,6 +10,7 @@
 #include "esp_log.h"
 #include "freertos/FreeRTOS.h"
 #include "freertos/task.h"
+#include "port/esp32/mbedtls_arena.h"
 #include "sdkconfig.h"
 #include "zq/time.h"
 
@@ -25,6 +26,17 @@ static const char *TAG = "zq";
 
 /* ---- The host's callbacks: the application's, with the runner's log lines ----------------- */
 
+/* mbedTLS's arena after a peer came or went: what its sessions hold, against the cap. */
+static void log_arena(void)
+{
+    zq_arena_stats_t st;
+    if (zq_esp32_arena_stats(&st)) {
+        ESP_LOGI(TAG, "mbedTLS arena: %u bytes in use, peak %u of %u, %u refused",
+                 (unsigned)st.in_use, (unsigned)st.peak, (unsigned)st.capacity,
+                 (unsigned)st.failures);
+    }
+}
+
 static void log_node_event(void *ctx, uint64_t now, const node_event_t *ev)
 {
     zq_esp32_runner_t *r = ctx;
@@ -34,6 +46,7 @@ static void log_node_event(void *ctx, uint64_t now, const node_event_t *ev)
     } else if (ev->type == NODE_EVENT_PEER_CONNECTED) {
         ESP_LOGI(TAG, "peer %s connected in %u ms", node_peer_id(&r->node, ev->peer),
                  (unsigned)ev->elapsed_ms);
+        log_arena();
     } else if (ev->type == NODE_EVENT_PEER_REFUSED) {
         ESP_LOGW(TAG, "a member waits: all %d peer slots are taken (ZQ_NODE_MAX_PEERS); "
                       "it is told, and dialed when one frees",
@@ -44,6 +57,7 @@ static void log_node_event(void *ctx, uint64_t now, const node_event_t *ev)
         ESP_LOGI(TAG, "peer %s gone%s%s", node_peer_id(&r->node, ev->peer),
                  ev->failure == PEER_FAIL_NONE ? "" : ": ",
                  ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure));
+        log_arena();
     }
 }
 
@@ -218,7 +232,8 @@ static void run_once(zq_esp32_runner_t *r)
 
 /* ---- Start-up ------------------------------------------------------------------------------- */
 
-/* The first IPv4 address of the device, once DHCP gave it one. */
+/* The first IPv4 address of the device, on any interface that is up (Wi-Fi station,
+ * Ethernet, OpenCores Ethernet under QEMU: protocol_examples_common's), once it has one. */
 static void wait_for_address(zq_esp32_runner_t *r)
 {
     while (zq_port_host_addresses(&r->local, 1, false) == 0) {
@@ -276,8 +291,9 @@ static zq_err_t start(zq_esp32_runner_t *r)
     (void)zq_port_init();
     r->rand = zq_port_rand();
     r->udp = ZQ_SOCKET_INVALID;
-    /* The RNG is a true one only once the radio runs: the key is made after the station has
-     * an address (zq_port_rand()). */
+    /* The RNG is a true one only once the radio runs: the key is made after an interface has
+     * an address, so over Wi-Fi after the radio started (zq_port_rand(); over Ethernet alone
+     * it is not, port/esp32/README.md). */
     wait_for_address(r);
     zq_err_t err = start_dtls(r);
     if (err != ZQ_OK) {
@@ -305,6 +321,7 @@ static zq_err_t start(zq_esp32_runner_t *r)
 static void runner_task(void *arg)
 {
     zq_esp32_runner_t *r = arg;
+    zq_esp32_mbedtls_arena_claim(); /* before any mbedTLS call: the identity, DTLS */
     if (start(r) == ZQ_OK) {
         for (;;) {
             run_once(r);
@@ -333,6 +350,7 @@ esp_err_t zq_esp32_runner_start(zq_esp32_runner_t *r, const zq_esp32_options_t *
         r->cb = *cb;
     }
     r->ctx = ctx;
+    zq_esp32_mbedtls_arena_install();
     if (xTaskCreate(runner_task, "zq", CONFIG_ZQ_ESP32_TASK_STACK, r,
                     CONFIG_ZQ_ESP32_TASK_PRIORITY, NULL) != pdPASS) {
         return ESP_ERR_NO_MEM;

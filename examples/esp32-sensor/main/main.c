@@ -1,5 +1,6 @@
 /* The demo's sensor device on an ESP32: app/sensor.c (the code `zq device sensor` runs on
- * Linux) on zq's ESP-IDF runner. It joins Wi-Fi, then the room of menuconfig through the
+ * Linux) on zq's ESP-IDF runner. It joins the network (Wi-Fi, Ethernet or QEMU's OpenCores
+ * Ethernet, ESP-IDF's protocol_examples_common), then the room of menuconfig through the
  * signalling server, publishes {"temperature","humidity","uptime"} on sensors.<name> every
  * period and answers `status`. The temperature is the chip's own sensor where it has one;
  * everything else is app/sensor.c's simulation. */
@@ -7,11 +8,17 @@
 
 #include "app/sensor.h"
 #include "esp_err.h"
+#include "esp_event.h"
 #include "esp_log.h"
+#include "esp_netif.h"
 #include "nvs_flash.h"
+#include "protocol_examples_common.h"
 #include "sdkconfig.h"
-#include "wifi.h"
 #include "zq_esp32.h"
+
+#if CONFIG_EXAMPLE_CONNECT_WIFI
+#include "esp_wifi.h"
+#endif
 
 #ifdef CONFIG_EXAMPLE_USE_CHIP_TEMPERATURE
 #include "driver/temperature_sensor.h"
@@ -117,7 +124,16 @@ void app_main(void);
 void app_main(void)
 {
     init_nvs();
-    wifi_join();
+    ESP_ERROR_CHECK(esp_netif_init());
+    ESP_ERROR_CHECK(esp_event_loop_create_default());
+    /* Returns once the interface of menuconfig has an IPv4 address; with
+     * CONFIG_EXAMPLE_WIFI_CONN_MAX_RETRY -1 (sdkconfig.defaults) it rejoins Wi-Fi after every
+     * disconnection, for ever. zq's runner then takes the address of whichever is up. */
+    ESP_ERROR_CHECK(example_connect());
+#if CONFIG_EXAMPLE_CONNECT_WIFI
+    /* Modem sleep would hold every incoming datagram until the next beacon. */
+    ESP_ERROR_CHECK(esp_wifi_set_ps(WIFI_PS_NONE));
+#endif
 #ifdef CONFIG_EXAMPLE_USE_CHIP_TEMPERATURE
     start_chip_sensor(&app);
 #endif

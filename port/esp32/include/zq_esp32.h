@@ -15,11 +15,13 @@
  * static const zq_esp32_callbacks_t cb = {.on_start = start, .on_event = got,
  *                                         .on_idle = tick, .next_timeout = due};
  * zq_esp32_options_t opt = {.signal_url = "ws://192.168.1.10:8080/ws", .room = "default-topic"};
- * ESP_ERROR_CHECK(zq_esp32_runner_start(&runner, &opt, &cb, &app));   // after Wi-Fi is up
+ * ESP_ERROR_CHECK(zq_esp32_runner_start(&runner, &opt, &cb, &app));   // network up first
  * @endcode
  *
  * Capacities and timeouts come from menuconfig (this component's Kconfig, "zq"). mbedTLS is
- * ESP-IDF's own, allocating from the heap: see port/esp32/README.md for the options zq needs.
+ * ESP-IDF's own: with CONFIG_MBEDTLS_CUSTOM_MEM_ALLOC, what zq's task allocates through it comes
+ * from a static arena of CONFIG_ZQ_ESP32_MBEDTLS_ARENA bytes, other tasks' from the heap
+ * (zq_esp32_arena_stats); see port/esp32/README.md for the options zq needs.
  */
 #ifndef ZQ_ESP32_H
 #define ZQ_ESP32_H
@@ -32,6 +34,7 @@
 #include "broker/brk.h"
 #include "host/host.h"
 #include "node/node.h"
+#include "port/esp32/arena.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 #include "zq/rand.h"
@@ -94,5 +97,15 @@ esp_err_t zq_esp32_runner_start(zq_esp32_runner_t *r, const zq_esp32_options_t *
  * @return ZQ_OK, or dtls_identity_generate()'s error.
  */
 zq_err_t zq_esp32_identity_load(dtls_identity_t *id, const zq_rand_t *rand, const char *ns);
+
+/**
+ * What zq's mbedTLS arena holds now and at most since boot (bytes of blocks, headers
+ * included), its capacity (CONFIG_ZQ_ESP32_MBEDTLS_ARENA, rounded to 8) and how many requests
+ * it refused. The runner logs it as each peer connects and goes. Read it from zq's task (the
+ * callbacks) for a consistent picture.
+ * @return false, with @p out zeroed, when CONFIG_MBEDTLS_CUSTOM_MEM_ALLOC is off (mbedTLS then
+ *         allocates from ESP-IDF's heap and zq has no figure for it).
+ */
+bool zq_esp32_arena_stats(zq_arena_stats_t *out);
 
 #endif /* ZQ_ESP32_H */
