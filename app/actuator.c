@@ -31,10 +31,13 @@ zq_err_t actuator_init(actuator_t *a, brk_t *brk, uint64_t now, const char *name
 zq_err_t actuator_start(actuator_t *a, uint64_t now)
 {
     zq_err_t err = brk_subscribe(a->brk, now, "cmd.led");
-    if (err == ZQ_OK) {
+    if (err == ZQ_OK && ZQ_BRK_WORK_QUEUES) { /* a build without work queues takes no jobs */
         err = brk_consume(a->brk, now, "jobs", 1); /* one job at a time */
     }
-    return err == ZQ_OK ? brk_serve(a->brk, now, "status") : err;
+    if (err == ZQ_OK && ZQ_BRK_REQUEST_SERVER) {
+        err = brk_serve(a->brk, now, "status");
+    }
+    return err;
 }
 
 static void set_led(actuator_t *a, bool on)

@@ -28,7 +28,8 @@ zq_err_t sensor_init(sensor_t *s, brk_t *brk, uint64_t now, const char *name,
 
 zq_err_t sensor_start(sensor_t *s, uint64_t now)
 {
-    return brk_serve(s->brk, now, "status");
+    /* A build without the request server (ZQ_BRK_REQUEST_SERVER 0) publishes only. */
+    return ZQ_BRK_REQUEST_SERVER ? brk_serve(s->brk, now, "status") : ZQ_OK;
 }
 
 /* {"temperature":21.34,"humidity":45.10,"uptime":123} */

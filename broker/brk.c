@@ -31,7 +31,9 @@ zq_err_t brk_init(brk_t *b, node_t *node, const brk_config_t *cfg)
     memcpy(b->own_fp, node->cfg.dtls->identity->fingerprint.bytes, sizeof b->own_fp);
     brk_pub_init(b);
     brk_subs_init(b);
+#if ZQ_BRK_WORK_QUEUES
     b->consumer.next_handle = 1;
+#endif
     b->rpc.next_handle = 1;
     return ZQ_OK;
 }
@@ -192,6 +194,10 @@ static bool on_envelope(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, 
         return false;
     }
     bool zeroq = !b->peers[slot].zq;
+    if (zeroq && !ZQ_BRK_ZEROQ_COMPAT) {
+        b->stats.rx_switched_off++; /* a peer without zq's hello: ZeroQ's, left out */
+        return false;
+    }
     if ((e.kind == BRK_KIND_REQUEST || e.reply_to.len > 0) &&
         brk_on_request(b, now, slot, &e, ev)) {
         return true;

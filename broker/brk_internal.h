@@ -6,7 +6,9 @@
  *   deliver.c   receiving messages: subscriptions, resume points, dedup, acks owed
  *   queue.c     producer side of queues: jobs, credit, leases, dead letters
  *   consume.c   consumer side: ready credit, jobs held, done
- *   rpc.c       services and requests, both zq's and ZeroQ's form
+ *   rpc_serve.c    services served, requests held for the application's reply
+ *   rpc_request.c  requests in flight, their retries and replies, in zq's and ZeroQ's form
+ *   switched_off.c what the entry points of a feature switched off (zq/config.h) answer
  *
  * Every handler of a received frame may fill *ev with an application event and return true;
  * the event's strings then point into that peer's frame buffer (valid until the next
@@ -68,6 +70,11 @@ bool brk_peer_has_room(const brk_t *b, uint8_t slot, size_t len);
 
 /** ZeroQ's MAX_RETRIES: a nacked ZeroQ job goes on while retryCount + 1 is under it. */
 #define BRK_ZEROQ_MAX_RETRIES 3u
+
+/** A ZeroQ envelope to @p slot: a new id, @p topic, @p payload and the wall clock. It is how a
+ *  ZeroQ peer is asked (the service is the topic) and answered (on its replyTo topic). */
+zq_err_t brk_send_zeroq_envelope(brk_t *b, uint64_t now, uint8_t slot, const char *topic,
+                                 size_t topic_len, json_value_t payload);
 
 /** Takes up a channel the node has open and the broker does not know yet. */
 void brk_ensure_peer_up(brk_t *b, uint64_t now, uint8_t slot);
@@ -151,7 +158,7 @@ void brk_consumer_peer_down(brk_t *b, uint64_t now, uint8_t slot);
 /** Whether this node consumes @p queue (ZeroQ envelopes on it are jobs, not messages). */
 bool brk_consumer_has(const brk_t *b, const char *queue, size_t len);
 
-/* ---- rpc.c -------------------------------------------------------------------------------- */
+/* ---- rpc_serve.c, rpc_request.c ------------------------------------------------------------ */
 
 /** A request envelope ("k":"req", or a ZeroQ envelope with payload.replyTo) from @p slot:
  *  true with a REQUEST event when we serve its service; false otherwise (a ZeroQ one is then
@@ -164,6 +171,7 @@ bool brk_rpc_zeroq_reply(brk_t *b, uint64_t now, uint8_t slot, const brk_envelop
                          brk_event_t *ev);
 void brk_rpc_pump(brk_t *b, uint64_t now);
 void brk_rpc_peer_down(brk_t *b, uint64_t now, uint8_t slot);
+void brk_serve_peer_down(brk_t *b, uint8_t slot);
 uint64_t brk_rpc_next_timeout(const brk_t *b);
 void brk_rpc_timeout(brk_t *b, uint64_t now);
 /** The services to announce, for the sub frame. */

@@ -8,7 +8,7 @@
  *   brk_subs_t      broker/deliver.c   local patterns, resume points, dedup
  *   brk_jobs_t      broker/queue.c     producer side: jobs, leases, dead letters
  *   brk_consumer_t  broker/consume.c   consumer side: queues consumed, jobs held
- *   brk_rpc_t       broker/rpc.c       services served, requests in flight
+ *   brk_rpc_t       broker/rpc_*.c     services served, requests in flight
  */
 #ifndef ZQ_BRK_STATE_H
 #define ZQ_BRK_STATE_H
@@ -141,7 +141,9 @@ typedef struct {
     brk_name_t patterns[ZQ_BRK_MAX_SUBS];
     uint8_t n_patterns;
     brk_publisher_t publishers[ZQ_BRK_MAX_PUBLISHERS];
+#if ZQ_BRK_ZEROQ_COMPAT
     brk_dedup_t dedup;       /* ZeroQ envelopes: (identity, id, retryCount) */
+#endif
 } brk_subs_t;
 
 /* ---- Producer side of queues (queue.c) ---------------------------------------------------- */
@@ -199,7 +201,7 @@ typedef struct {
     uint32_t zeroq_keep_used;
 } brk_consumer_t;
 
-/* ---- Services and requests (rpc.c) --------------------------------------------------------- */
+/* ---- Services and requests (rpc_*.c) ----------------------------------------------------- */
 
 typedef struct {
     bool used;
@@ -226,12 +228,16 @@ typedef struct {
 } brk_incoming_t;
 
 typedef struct {
+#if ZQ_BRK_REQUEST_SERVER
     brk_name_t services[ZQ_BRK_MAX_SERVICES];
     uint8_t n_services;
+    brk_incoming_t incoming[ZQ_BRK_MAX_REQUESTS];
+#endif
+#if ZQ_BRK_REQUEST_CLIENT
     brk_request_t requests[ZQ_BRK_MAX_REQUESTS];
     uint8_t req_buf[ZQ_BRK_REQUEST_BYTES];
-    brk_incoming_t incoming[ZQ_BRK_MAX_REQUESTS];
-    uint32_t next_handle;
+#endif
+    uint32_t next_handle;    /* requests' and incoming requests' handles alike */
 } brk_rpc_t;
 
 /* ---- Counters ------------------------------------------------------------------------------ */
@@ -259,6 +265,8 @@ typedef struct {
     uint32_t zeroq_unsent;       /* ZeroQ jobs nacked here that no room was kept for: lost */
     uint32_t requests_retried, requests_failed;
     uint32_t peers_timed_out;    /* dropped after silence_ms */
+    uint32_t rx_switched_off;    /* frames needing a feature this build left out (zq/config.h:
+                                    work queues, requests, ZeroQ's peers, chunks): dropped */
 } brk_stats_t;
 
 typedef struct {
@@ -267,15 +275,19 @@ typedef struct {
     brk_peer_t peers[ZQ_NODE_MAX_PEERS];
     brk_pub_t pub;
     brk_subs_t subs;
+#if ZQ_BRK_WORK_QUEUES
     brk_jobs_t jobs;
     brk_consumer_t consumer;
+#endif
     brk_rpc_t rpc;
     brk_stats_t stats;
     char out[ZQ_BRK_FRAME_MAX];  /* the frame being written */
     char ring_text[ZQ_BRK_NAME_MAX + 1 + ZQ_BRK_FRAME_MAX]; /* topic, NUL, frame: a ring entry */
     char ev_topic[ZQ_BRK_NAME_MAX + 1]; /* an event's topic when it had JSON escapes */
+#if ZQ_BRK_CHUNKING
     uint8_t chunk[BRK_CHUNK_HEADER + BRK_CHUNK_PIECE]; /* one chunk being sent */
     uint32_t next_chunk_id;
+#endif
     uint8_t own_fp[BRK_FP_HEX / 2];       /* our identity */
     bool room_changed;           /* room was freed since the last WRITABLE */
     uint8_t next_peer;           /* round-robin start for reading */

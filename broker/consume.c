@@ -7,6 +7,8 @@
 
 #include "broker/brk_internal.h"
 
+#if ZQ_BRK_WORK_QUEUES /* else left out: broker/switched_off.c */
+
 static int consumed_index(const brk_t *b, const char *queue, size_t len)
 {
     for (int i = 0; i < b->consumer.n_queues; i++) {
@@ -143,6 +145,7 @@ static void job_event(brk_t *b, const brk_envelope_t *e, int queue, const char *
     ev->handle = handle;
 }
 
+#if ZQ_BRK_ZEROQ_COMPAT
 /* ZeroQ's nack (zeroq-wire.md §3, §4): the consumer sends "the same object with retryCount
  * + 1; all other fields unchanged" to every open peer while the new count is under 3. The
  * payload is gone once the event is read, so that envelope is written now and kept while the
@@ -201,6 +204,16 @@ static bool zeroq_job(brk_t *b, uint8_t slot, const brk_envelope_t *e, int queue
     job_event(b, e, queue, h->id, h->handle, ev);
     return true;
 }
+#else
+/* Without ZeroQ compatibility no envelope of a peer without a hello gets here (brk.c). */
+static bool zeroq_job(brk_t *b, uint8_t slot, const brk_envelope_t *e, int queue,
+                      brk_event_t *ev)
+{
+    (void)slot, (void)e, (void)queue, (void)ev;
+    b->stats.rx_switched_off++;
+    return false;
+}
+#endif /* ZQ_BRK_ZEROQ_COMPAT */
 
 bool brk_on_job(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e, brk_event_t *ev)
 {
@@ -224,6 +237,7 @@ bool brk_on_job(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e, b
     return true;
 }
 
+#if ZQ_BRK_ZEROQ_COMPAT
 /* Sends a held ZeroQ job on after a nack, ZeroQ's way (keep_zeroq_resend()): to every open
  * ZeroQ peer at once or, lacking room at one, to none yet. zq peers take no broadcast jobs. */
 static zq_err_t zeroq_nack(brk_t *b, uint64_t now, const brk_held_t *h)
@@ -249,6 +263,14 @@ static zq_err_t zeroq_nack(brk_t *b, uint64_t now, const brk_held_t *h)
     b->stats.zeroq_resent++;
     return ZQ_OK;
 }
+#else
+/* No ZeroQ job is ever held without ZeroQ compatibility (zeroq_job() above). */
+static zq_err_t zeroq_nack(brk_t *b, uint64_t now, const brk_held_t *h)
+{
+    (void)b, (void)now, (void)h;
+    return ZQ_OK;
+}
+#endif /* ZQ_BRK_ZEROQ_COMPAT */
 
 /* Frees a held place, and its kept resend: the bytes after it move down. */
 static void release_held(brk_t *b, brk_held_t *h)
@@ -333,3 +355,5 @@ bool brk_on_dlq_jobs(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, brk
     ev->payload = (brk_str_t){d.jobs.p, d.jobs.len};
     return true;
 }
+
+#endif /* ZQ_BRK_WORK_QUEUES */

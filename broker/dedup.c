@@ -24,6 +24,8 @@
 
 #include <string.h>
 
+#if ZQ_BRK_ZEROQ_COMPAT /* else left out: broker/switched_off.c */
+
 #define WINDOW ((uint32_t)ZQ_BRK_DEDUP_WINDOW)
 #define SLOTS (2u * WINDOW)
 #define SLOT_EMPTY 0u
@@ -149,3 +151,5 @@ bool brk_dedup_seen(brk_dedup_t *d, uint64_t key)
     }
     return false;
 }
+
+#endif /* ZQ_BRK_ZEROQ_COMPAT */

@@ -7,9 +7,13 @@
 
 void brk_subs_init(brk_t *b)
 {
+#if ZQ_BRK_ZEROQ_COMPAT
     uint64_t seed = 0;
     (void)zq_rand_bytes(&b->cfg.rand, &seed, sizeof seed); /* a failed RNG leaves 0: still works */
     brk_dedup_init(&b->subs.dedup, seed);
+#else
+    (void)b;
+#endif
 }
 
 /* ---- Subscriptions -------------------------------------------------------------------------- */
@@ -135,11 +139,18 @@ static bool first_time_zq(brk_t *b, uint64_t now, const uint8_t *fp, const brk_e
     return true;
 }
 
-/* ZeroQ's rule, with the sender's identity in the key (PROTOCOL.md §9). */
+/* ZeroQ's rule, with the sender's identity in the key (PROTOCOL.md §9). Without ZeroQ
+ * compatibility only zq peers' envelopes get here (brk.c), and one without an epoch (not a
+ * publish of a hello's epoch) has no seq to be deduplicated by: it is taken as it comes. */
 static bool first_time_zeroq(brk_t *b, const uint8_t *fp, const brk_envelope_t *e)
 {
+#if ZQ_BRK_ZEROQ_COMPAT
     uint64_t key = brk_dedup_key(fp, BRK_FP_HEX / 2, e->id.p + 1, e->id.len - 2, e->retry_count);
     return !brk_dedup_seen(&b->subs.dedup, key);
+#else
+    (void)b, (void)fp, (void)e;
+    return true;
+#endif
 }
 
 /* QoS 1: the publisher hears of it in the next batched ack (PROTOCOL.md §5). */

@@ -37,6 +37,7 @@ bool brk_peer_has_room(const brk_t *b, uint8_t slot, size_t len)
     return node_send_room(b->node, slot) >= room_needed(len);
 }
 
+#if ZQ_BRK_CHUNKING
 /* All pieces at once or none (they must follow each other on the channel, §8), each within
  * the channel's message size. */
 static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)
@@ -70,6 +71,14 @@ static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *te
     }
     return ZQ_OK;
 }
+#else
+/* Chunking left out (ZQ_BRK_CHUNKING 0): a frame longer than the channel's messages fails. */
+static zq_err_t send_chunks(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)
+{
+    (void)b, (void)now, (void)slot, (void)text, (void)len;
+    return ZQ_ERR_TOO_LONG;
+}
+#endif /* ZQ_BRK_CHUNKING */
 
 zq_err_t brk_send_text(brk_t *b, uint64_t now, uint8_t slot, const char *text, size_t len)
 {
@@ -107,8 +116,11 @@ static zq_err_t send_hello(brk_t *b, uint64_t now, uint8_t slot)
     h.version = BRK_PROTOCOL_VERSION;
     h.epoch = b->pub.epoch;
     h.max_frame = ZQ_BRK_FRAME_MAX - BRK_CHUNK_HEADER; /* what fits with a chunk's header */
-    h.features = BRK_FEAT_SUB | BRK_FEAT_QOS1 | BRK_FEAT_QUEUE | BRK_FEAT_RPC | BRK_FEAT_CHUNK |
-                 BRK_FEAT_REPLAY;
+    /* Only what this build has: a peer then does not send what it would have to refuse. */
+    h.features = BRK_FEAT_SUB | BRK_FEAT_QOS1 | BRK_FEAT_REPLAY |
+                 (ZQ_BRK_WORK_QUEUES ? BRK_FEAT_QUEUE : 0) |
+                 (ZQ_BRK_REQUEST_SERVER || ZQ_BRK_REQUEST_CLIENT ? BRK_FEAT_RPC : 0) |
+                 (ZQ_BRK_CHUNKING ? BRK_FEAT_CHUNK : 0);
     brk_subs_fill_resume(b, &h);
     json_writer_t w;
     brk_frame_begin(b, &w);
@@ -259,6 +271,7 @@ void brk_peer_down(brk_t *b, uint64_t now, uint8_t slot)
     brk_jobs_peer_down(b, now, slot);
     brk_consumer_peer_down(b, now, slot);
     brk_rpc_peer_down(b, now, slot);
+    brk_serve_peer_down(b, slot);
     b->peers[slot].open = false;
 }
 
@@ -386,6 +399,7 @@ static void drop_assembly(brk_t *b, brk_peer_t *p)
     p->asm_len = 0;
 }
 
+#if ZQ_BRK_CHUNKING
 /* Pieces 0..count-1 of one frame, in order, with nothing between them (PROTOCOL.md §8). */
 static bool chunk_in_turn(const brk_peer_t *p, const brk_chunk_t *c)
 {
@@ -418,6 +432,15 @@ static bool take_chunk(brk_t *b, brk_peer_t *p)
     p->asm_len = 0;
     return true;
 }
+#else
+/* Chunking left out (ZQ_BRK_CHUNKING 0, not offered in our hello): a chunk is dropped. */
+static bool take_chunk(brk_t *b, brk_peer_t *p)
+{
+    (void)p;
+    b->stats.rx_switched_off++;
+    return false;
+}
+#endif /* ZQ_BRK_CHUNKING */
 
 /* Appends a piece of a message at frame[asm_len + frame_len]; marks it too long if it does
  * not fit (the rest is skipped and counted: never believed half). */
@@ -523,3 +546,27 @@ void brk_peers_timeout(brk_t *b, uint64_t now)
         }
     }
 }
+
+#if ZQ_BRK_ZEROQ_COMPAT /* else left out: broker/switched_off.c */
+/* A ZeroQ envelope to @p slot: a new id, @p topic, @p payload and the wall clock. It is how a
+ * ZeroQ peer is asked (the service is the topic) and answered (on its replyTo topic). */
+zq_err_t brk_send_zeroq_envelope(brk_t *b, uint64_t now, uint8_t slot, const char *topic,
+                                 size_t topic_len, json_value_t payload)
+{
+    char id[BRK_ID_MAX];
+    char qid[BRK_ID_MAX + 2];
+    char qtopic[BRK_QUOTED_MAX];
+    brk_new_id(b, NULL, id);
+    brk_envelope_t e;
+    memset(&e, 0, sizeof e);
+    e.id = brk_json_string(id, strlen(id), qid, sizeof qid);
+    e.topic = brk_json_string(topic, topic_len, qtopic, sizeof qtopic);
+    e.payload = payload;
+    e.has_payload = true;
+    e.timestamp = (int64_t)now + b->cfg.wall_offset_ms;
+    json_writer_t w;
+    brk_frame_begin(b, &w);
+    brk_envelope_write(&w, &e);
+    return brk_send_frame(b, now, slot, &w);
+}
+#endif /* ZQ_BRK_ZEROQ_COMPAT */

@@ -9,6 +9,8 @@
 
 #include "broker/brk_internal.h"
 
+#if ZQ_BRK_WORK_QUEUES /* else left out: broker/switched_off.c */
+
 /* ---- Queues and the job store ---------------------------------------------------------------- */
 
 int brk_jobs_queue_index(const brk_t *b, const char *queue, size_t len)
@@ -441,3 +443,5 @@ zq_err_t brk_dlq_remote(brk_t *b, uint64_t now, const char *queue, brk_dlq_op_t 
     }
     return err;
 }
+
+#endif /* ZQ_BRK_WORK_QUEUES */

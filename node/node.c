@@ -193,7 +193,9 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
     node_peer_t *np = &n->peers[i];
     peer_config_t cfg;
     peer_config_default(&cfg, &n->cfg.rand, n->cfg.dtls);
-    ice_config_default(&cfg.ice, n->cfg.ice_lite ? ICE_MODE_LITE : ICE_MODE_FULL);
+    /* A lite-only build (ZQ_ICE_FULL 0) has no full agent to offer. */
+    bool lite = n->cfg.ice_lite || !ZQ_ICE_FULL;
+    ice_config_default(&cfg.ice, lite ? ICE_MODE_LITE : ICE_MODE_FULL);
     cfg.ice.rand = n->cfg.rand;
     cfg.ice.stun_server = n->cfg.stun_server;
     /* RFC 8445 §14.2: all of an implementation's agents together send a check at most every

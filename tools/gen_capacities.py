@@ -8,9 +8,13 @@ Kconfig, each between its BEGIN and END marker lines (regenerate, don't edit).
 
 config.h documents each macro with a comment whose first lines say what it bounds, followed
 by lines starting "Unit:", "RAM:" and, for a symbol menuconfig offers, "menuconfig: <menu>,
-"<prompt>", <min>..<max>, default <n>." (the ESP32 default). A configurable macro without its
-Unit and RAM lines is an error, so a new capacity cannot go undocumented.
+"<prompt>", <min>..<max>, default <n>." (the ESP32 default), or for a feature switch
+"menuconfig: <menu>, "<prompt>", bool, default y.". A configurable macro without its Unit and RAM
+lines is an error, so a new capacity cannot go undocumented; a switch without a measured price
+in tools/footprint/feature_costs.json (written by scripts/footprint) is one too, so a new switch
+cannot go unpriced.
 """
+import json
 import argparse
 import difflib
 import re
@@ -22,11 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "include/zq/config.h"
 README = ROOT / "README.md"
 KCONFIG = ROOT / "Kconfig"
+COSTS = ROOT / "tools/footprint/feature_costs.json"
 TOOL = "tools/gen_capacities.py"
 
 SECTION = re.compile(r"^/\* ---- (.+?) -+ \*/$")
 FIELD = re.compile(r"^(Unit|RAM|menuconfig):\s*(.*)$")
 MENUCONFIG = re.compile(r'^([^,"]+), "([^"]+)", (\d+)\.\.(\d+), default (\d+)\.$')
+MENUCONFIG_BOOL = re.compile(r'^([^,"]+), "([^"]+)", bool, default ([yn])\.$')
 # A help line that port/esp32/gen_config.cmake or tools/esp-idf-stubs/gen_sdkconfig.py (which read
 # the Kconfig line by line, not as kconfig does) would take for a symbol, a type or a dependency.
 KCONFIG_SYNTAX = re.compile(r'^((menu)?config\s+[A-Z0-9_]+|depends\s+on\s+[A-Z0-9_]+|'
@@ -100,6 +106,12 @@ def check_entry(e):
         if not e.get(field):
             raise Error(f"config.h: {e['name']} has no \"{field}:\" line in its comment")
     if "menuconfig" in e:
+        m = MENUCONFIG_BOOL.match(e["menuconfig"])
+        if m:
+            menu, prompt, default = m.groups()
+            e["kconfig"] = {"menu": menu.strip(), "prompt": prompt, "type": "bool",
+                            "default": default}
+            return
         m = MENUCONFIG.match(e["menuconfig"])
         if not m:
             raise Error(f"config.h: {e['name']}: menuconfig line is not "
@@ -107,8 +119,8 @@ def check_entry(e):
         menu, prompt, lo, hi, default = m.groups()
         if not int(lo) <= int(default) <= int(hi):
             raise Error(f"config.h: {e['name']}: menuconfig default {default} not in {lo}..{hi}")
-        e["kconfig"] = {"menu": menu.strip(), "prompt": prompt, "min": lo, "max": hi,
-                        "default": default}
+        e["kconfig"] = {"menu": menu.strip(), "prompt": prompt, "type": "int", "min": lo,
+                        "max": hi, "default": default}
 
 
 # ---- README.md ---------------------------------------------------------------------------------
@@ -137,13 +149,27 @@ def readme_table(sections):
 
 # ---- Kconfig ------------------------------------------------------------------------
 
-def kconfig_symbol(e, indent):
+def price(e, costs):
+    """The help paragraph of a feature switch: what scripts/footprint measured it saves."""
+    c = costs.get("features", {}).get(e["name"])
+    if c is None:
+        raise Error(f"{COSTS.relative_to(ROOT)}: no measured price for {e['name']}: "
+                    f"run scripts/footprint cortex-m4")
+    per_peer = f" ({c['ram_per_peer']} B of it per peer)" if c.get("ram_per_peer") else ""
+    return (f"Price, measured by scripts/footprint on {costs['config']}, {costs['target']}: "
+            f"flash {c['flash']} B, RAM {c['ram']} B{per_peer}.")
+
+
+def kconfig_symbol(e, indent, costs):
     k = e["kconfig"]
     pad, attr, text = " " * indent, " " * (indent + 4), " " * (indent + 8)
     width = 96
     help_lines = []
-    for paragraph in (e["what"], f"Unit: {e['Unit']} RAM: {e['RAM']}",
-                      f"zq's own default (include/zq/config.h): {e['value']}."):
+    paragraphs = [e["what"], f"Unit: {e['Unit']} RAM: {e['RAM']}"]
+    if k["type"] == "bool":
+        paragraphs.append(price(e, costs))
+    paragraphs.append(f"zq's own default (include/zq/config.h): {e['value']}.")
+    for paragraph in paragraphs:
         if help_lines:
             help_lines.append("")
         help_lines += textwrap.wrap(paragraph, width - len(text), break_on_hyphens=False)
@@ -151,19 +177,21 @@ def kconfig_symbol(e, indent):
         if KCONFIG_SYNTAX.match(line):
             raise Error(f"config.h: {e['name']}: a help line would read as Kconfig syntax, "
                         f"reword it: {line!r}")
-    out = [f"{pad}config {e['name']}", f'{attr}int "{k["prompt"]}"',
-           f"{attr}range {k['min']} {k['max']}", f"{attr}default {k['default']}", f"{attr}help"]
+    out = [f"{pad}config {e['name']}", f'{attr}{k["type"]} "{k["prompt"]}"']
+    if k["type"] == "int":
+        out.append(f"{attr}range {k['min']} {k['max']}")
+    out += [f"{attr}default {k['default']}", f"{attr}help"]
     out += [text + line if line else "" for line in help_lines]
     return out
 
 
-def kconfig_region(sections, menu, indent):
+def kconfig_region(sections, menu, indent, costs):
     entries = [e for _, es in sections for e in es if e.get("kconfig", {}).get("menu") == menu]
     if not entries:
         raise Error(f"Kconfig: the region for menu \"{menu}\" has no symbol in config.h")
     out = [""]
     for e in entries:
-        out += kconfig_symbol(e, indent) + [""]
+        out += kconfig_symbol(e, indent, costs) + [""]
     return out
 
 
@@ -216,12 +244,13 @@ def readme_text(sections, text):
 
 def kconfig_text(sections, text):
     prefix = "# "
+    costs = json.loads(COSTS.read_text(encoding="utf-8"))
 
     def content(name, indent):
         m = re.match(r'^menu "(.+)"$', name)
         if not m:
             raise Error(f"Kconfig: region name must be menu \"...\": {name}")
-        return kconfig_region(sections, m.group(1), indent)
+        return kconfig_region(sections, m.group(1), indent, costs)
     new, seen = fill_regions(text, prefix, "", content, "Kconfig")
     menus = {e["kconfig"]["menu"] for _, es in sections for e in es if "kconfig" in e}
     missing = menus - {re.match(r'^menu "(.+)"$', n).group(1) for n in seen}

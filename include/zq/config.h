@@ -17,7 +17,10 @@
  *   RAM:         what one unit costs, and in which context (per peer, per node, ...); sizes of
  *                structures are x86-64 / Cortex-M4 with zq's defaults (scripts/sizes);
  *   menuconfig:  the ESP-IDF menu, prompt, range and default of the Kconfig symbol of the same
- *                name (the ESP32 default is the device's, tools/footprint/device_config.h).
+ *                name (the ESP32 default is the device's, tools/footprint/device_config.h);
+ *                a feature switch's reads "<menu>, "<prompt>", bool, default y." and its
+ *                Kconfig help states the price scripts/footprint measured for it
+ *                (tools/footprint/feature_costs.json).
  * tools/gen_capacities.py reads these lines to write the capacity table of README.md and the
  * zq symbols of Kconfig; after a change here, run it (ctest runs its --check).
  */
@@ -768,12 +771,97 @@
 #define ZQ_STUN_SERVER_QUEUE 4
 #endif
 
+/* ---- Features (broker/, stack/ice) ---------------------------------------------------------- */
+/* Each switch leaves a feature's code out of the build at 0 (its files' bodies or functions are
+ * under #if, and the broker's state for it goes too). What a peer sends that needs a feature
+ * left out is refused the way the broker refuses what it cannot take, and counted in
+ * brk_stats_t.rx_switched_off; the API of a feature left out returns ZQ_ERR_SWITCHED_OFF.
+ * config/zq_minimal_config.h is the smallest useful set: pub/sub and the "status" service. The
+ * flash and RAM each switch saves are measured by scripts/footprint (docs/footprint.md). */
+
+/** Work queues (PROTOCOL.md §6): producing (jobs, credit, leases, dead letters: broker/queue.c)
+ *  and consuming (ready, done: broker/consume.c). At 0, brk_enqueue(), brk_consume() and
+ *  brk_job_done() return ZQ_ERR_SWITCHED_OFF, the hello does not offer "queue", and a peer's
+ *  job, ready, done or dlq frame is dropped and counted.
+ *  Unit: a switch, 0 or 1.
+ *  RAM: at 1, the producer's and consumer's stores (ZQ_BRK_MAX_JOBS, ZQ_BRK_JOB_BYTES,
+ *  ZQ_BRK_MAX_HELD, ZQ_BRK_ZEROQ_KEEP_BYTES) per broker and the credits per peer.
+ *  menuconfig: Features, "Work queues (produce and consume jobs)", bool, default y. */
+#ifndef ZQ_BRK_WORK_QUEUES
+#define ZQ_BRK_WORK_QUEUES 1
+#endif
+
+/** Requesting (PROTOCOL.md §6): brk_request(), its retries and the replies (broker/rpc_request.c).
+ *  At 0, brk_request() returns ZQ_ERR_SWITCHED_OFF and a rep frame is dropped and counted.
+ *  Unit: a switch, 0 or 1.
+ *  RAM: at 1, ZQ_BRK_MAX_REQUESTS brk_request_t and ZQ_BRK_REQUEST_BYTES per broker.
+ *  menuconfig: Features, "Request/reply client (send requests)", bool, default y. */
+#ifndef ZQ_BRK_REQUEST_CLIENT
+#define ZQ_BRK_REQUEST_CLIENT 1
+#endif
+
+/** Serving (PROTOCOL.md §6): brk_serve(), brk_reply() (broker/rpc_serve.c). app/ answers its
+ *  "status" requests through it, so the minimal profile keeps it. At 0, brk_serve() returns
+ *  ZQ_ERR_SWITCHED_OFF, the sub frame announces no service (so a zq peer asks us nothing), and
+ *  a zq request that comes anyway is dropped and counted; the requester's timeout moves it on.
+ *  Unit: a switch, 0 or 1.
+ *  RAM: at 1, ZQ_BRK_MAX_REQUESTS brk_incoming_t and ZQ_BRK_MAX_SERVICES names per broker.
+ *  menuconfig: Features, "Request/reply server (serve requests, app status)", bool, default y. */
+#ifndef ZQ_BRK_REQUEST_SERVER
+#define ZQ_BRK_REQUEST_SERVER 1
+#endif
+
+/** Taking from ZeroQ's own peers, those that never send zq's hello (zeroq-wire.md, PROTOCOL.md
+ *  §9): their envelopes deduplicated by (identity, id, retryCount) (broker/dedup.c), ZeroQ-form
+ *  requests and replies (payload.replyTo), ZeroQ's broadcast jobs and their resend on nack. At 0
+ *  only zq peers (zq nodes, zq.js pages: they say hello) are heard: an envelope from a peer
+ *  without a hello is dropped and counted. What we publish still reaches such a peer as plain
+ *  envelopes (publish.c), as it reaches a zq.js page whose hello was lost (PROTOCOL.md §2).
+ *  Unit: a switch, 0 or 1.
+ *  RAM: at 1, the dedup window (24 B per ZQ_BRK_DEDUP_WINDOW) per broker.
+ *  menuconfig: Features, "ZeroQ compatibility (peers without zq's hello)", bool, default y. */
+#ifndef ZQ_BRK_ZEROQ_COMPAT
+#define ZQ_BRK_ZEROQ_COMPAT 1
+#endif
+
+/** Chunking (PROTOCOL.md §8): a frame longer than the channel's message size goes in chunk
+ *  frames, and a peer's chunks are joined (broker/peer.c; the chunk codec, frame_chunk.c, is
+ *  built either way and left out of an image by the linker). At 0 such a frame is refused
+ *  (ZQ_ERR_TOO_LONG), the hello does not offer "chunk", and a peer's chunk frame is dropped and
+ *  counted.
+ *  Unit: a switch, 0 or 1.
+ *  RAM: at 1, one chunk being sent (BRK_CHUNK_PIECE + header, ~4 KiB) per broker.
+ *  menuconfig: Features, "Chunking (frames larger than one message)", bool, default y. */
+#ifndef ZQ_BRK_CHUNKING
+#define ZQ_BRK_CHUNKING 1
+#endif
+
+/** A full ICE agent (RFC 8445): gathering from a STUN server, connectivity checks, nomination,
+ *  consent checks. At 0 the agent is ICE-lite only (RFC 8445 §2.5): it answers the peer's checks
+ *  and never sends one, so it connects only to a full peer (a browser), which is controlling;
+ *  ice_agent_init() refuses ICE_MODE_FULL with ZQ_ERR_SWITCHED_OFF, and a node is lite
+ *  whatever node_config_t.ice_lite says.
+ *  Unit: a switch, 0 or 1.
+ *  RAM: none beyond the agent's tables, which both modes use.
+ *  menuconfig: Features, "Full ICE agent (off: ICE-lite only)", bool, default y. */
+#ifndef ZQ_ICE_FULL
+#define ZQ_ICE_FULL 1
+#endif
+
 /* ---- Cross-checks ------------------------------------------------------------------------- */
 /* Those that need a layer's types or protocol constants stay beside them: sdp.h (the longest
  * a=candidate line), ws.h (a pong's frame), node.h (zq's own SDP in a signalling frame),
  * peer_sdp.c (an sdp_t in the packet buffer). */
 
 _Static_assert(ZQ_LOG_LEVEL >= 0 && ZQ_LOG_LEVEL <= 4, "ZQ_LOG_LEVEL must be 0..4");
+#define ZQ_IS_SWITCH(x) ((x) == 0 || (x) == 1)
+_Static_assert(ZQ_IS_SWITCH(ZQ_BRK_WORK_QUEUES), "ZQ_BRK_WORK_QUEUES must be 0 or 1");
+_Static_assert(ZQ_IS_SWITCH(ZQ_BRK_REQUEST_CLIENT), "ZQ_BRK_REQUEST_CLIENT must be 0 or 1");
+_Static_assert(ZQ_IS_SWITCH(ZQ_BRK_REQUEST_SERVER), "ZQ_BRK_REQUEST_SERVER must be 0 or 1");
+_Static_assert(ZQ_IS_SWITCH(ZQ_BRK_ZEROQ_COMPAT), "ZQ_BRK_ZEROQ_COMPAT must be 0 or 1");
+_Static_assert(ZQ_IS_SWITCH(ZQ_BRK_CHUNKING), "ZQ_BRK_CHUNKING must be 0 or 1");
+_Static_assert(ZQ_IS_SWITCH(ZQ_ICE_FULL), "ZQ_ICE_FULL must be 0 or 1");
+#undef ZQ_IS_SWITCH
 _Static_assert(ZQ_LOG_LINE_MAX >= 32, "ZQ_LOG_LINE_MAX is too small to hold a useful line");
 _Static_assert(ZQ_JSON_MAX_DEPTH >= 2 && ZQ_JSON_MAX_DEPTH <= 1024,
                "ZQ_JSON_MAX_DEPTH must be 2..1024 (the signalling frames nest 2 deep)");

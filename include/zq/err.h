@@ -28,7 +28,8 @@
     X(ZQ_ERR_CRYPTO, -14, "cryptographic operation failed")                                    \
     X(ZQ_ERR_IO, -15, "input/output error")                                                    \
     X(ZQ_ERR_TIMEOUT, -16, "timed out")                                                        \
-    X(ZQ_ERR_CLOSED, -17, "closed")
+    X(ZQ_ERR_CLOSED, -17, "closed")                                                            \
+    X(ZQ_ERR_SWITCHED_OFF, -18, "left out of this build by a feature switch (zq/config.h)")
 
 typedef enum {
 #define ZQ_ERR_ENUM_ROW(name, value, text) name = (value),

@@ -6,8 +6,18 @@
 #   #endif
 #
 # so menuconfig's values reach zq's capacities (include/zq/config.h reads ZQ_CONFIG_FILE before
-# any default), and a symbol menuconfig leaves out keeps zq's default. One list, the Kconfig:
-# adding a capacity there is all it takes.
+# any default), and a symbol menuconfig leaves out keeps zq's default. Every bool symbol
+# ZQ_<NAME> (a feature switch, menu "Features") becomes
+#
+#   #ifdef CONFIG_ZQ_<NAME>
+#   #define ZQ_<NAME> 1
+#   #else
+#   #define ZQ_<NAME> 0
+#   #endif
+#
+# because kconfig writes a bool set to n as nothing at all in sdkconfig.h: an absent symbol
+# is a switch turned off, not zq's default. One list, the Kconfig: adding a capacity or a
+# switch there is all it takes.
 #
 # Used two ways:
 #   include(gen_config.cmake) + zq_esp32_gen_config(<Kconfig> <header>)   (CMakeLists.txt)
@@ -29,13 +39,18 @@ function(zq_esp32_gen_config kconfig out)
       string(APPEND text "\n#ifdef CONFIG_${symbol}\n#define ${symbol} CONFIG_${symbol}\n#endif\n")
       math(EXPR count "${count} + 1")
       set(symbol "")
+    elseif(symbol AND line MATCHES "^[ \t]*bool[ \t]" AND NOT symbol MATCHES "^ZQ_ESP32_")
+      string(APPEND text "\n#ifdef CONFIG_${symbol}\n#define ${symbol} 1\n#else\n"
+                         "#define ${symbol} 0\n#endif\n")
+      math(EXPR count "${count} + 1")
+      set(symbol "")
     else()
       set(symbol "")
     endif()
   endforeach()
   string(APPEND text "\n#endif /* ZQ_IDF_CONFIG_H */\n")
   if(count EQUAL 0)
-    message(FATAL_ERROR "gen_config: no ZQ_ integer symbol in ${kconfig}")
+    message(FATAL_ERROR "gen_config: no ZQ_ integer or bool symbol in ${kconfig}")
   endif()
   # Rewritten only when it changes, so a reconfigure does not rebuild all of zq.
   file(WRITE "${out}.tmp" "${text}")

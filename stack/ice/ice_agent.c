@@ -48,6 +48,9 @@ static zq_err_t check_config(const ice_config_t *cfg)
     if (cfg->mode == ICE_MODE_LITE && cfg->role == ICE_ROLE_CONTROLLING) {
         return ZQ_ERR_UNSUPPORTED; /* a lite agent never nominates (RFC 8445 §6.1.1) */
     }
+    if (cfg->mode == ICE_MODE_FULL && !ZQ_ICE_FULL) {
+        return ZQ_ERR_SWITCHED_OFF; /* a lite-only build (RFC 8445 §2.5) */
+    }
     return ZQ_OK;
 }
 

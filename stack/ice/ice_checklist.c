@@ -90,6 +90,8 @@ void ice_form_pairs(ice_agent_t *a)
     }
 }
 
+#if ZQ_ICE_FULL /* the rest is a full agent's: else stack/ice/ice_lite_only.c */
+
 /* ---- Choosing the next check ------------------------------------------------------------- */
 
 static uint8_t first_triggered(const ice_agent_t *a)
@@ -346,3 +348,5 @@ void ice_check_for_failure(ice_agent_t *a)
     ZQ_LOGI("ice", "every candidate pair failed");
     ice_fail(a, ICE_EVENT_FAILED);
 }
+
+#endif /* ZQ_ICE_FULL */

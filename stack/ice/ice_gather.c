@@ -4,6 +4,8 @@
  * request has an answer or has timed out. */
 #include "stack/ice/ice_internal.h"
 
+#if ZQ_ICE_FULL /* else lite only: stack/ice/ice_lite_only.c */
+
 void ice_gather_start(ice_agent_t *a, uint64_t now)
 {
     if (a->cfg.stun_server.family == ZQ_AF_NONE) {
@@ -33,6 +35,9 @@ void ice_gather_result(ice_agent_t *a, const ice_txn_t *txn, const stun_msg_t *m
     }
 }
 
+#endif /* ZQ_ICE_FULL */
+
+/* Both modes: a lite agent has only host candidates, gathered at once. */
 void ice_gather_check_done(ice_agent_t *a)
 {
     if (a->gathering_done || !a->started) {

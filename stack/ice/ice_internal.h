@@ -7,6 +7,8 @@
  *   ice_transaction.c  our requests: ids, retransmission schedule, matching responses
  *   ice_consent.c      consent freshness (RFC 7675) and the lite agent's liveness watch
  *   ice_gather.c       full mode: server-reflexive candidates from a STUN server
+ *   ice_lite_only.c    what a lite-only build (ZQ_ICE_FULL 0) has in place of the full mode's
+ *                      checks, transactions and gathering: nothing it would ever send
  */
 #ifndef ZQ_ICE_INTERNAL_H
 #define ZQ_ICE_INTERNAL_H

@@ -6,6 +6,8 @@
 #include "stack/ice/ice_internal.h"
 #include "zq/log.h"
 
+#if ZQ_ICE_FULL /* else lite only: stack/ice/ice_lite_only.c */
+
 size_t ice_request_username(const ice_agent_t *a, char *out, size_t cap)
 {
     /* RFC 8445 §7.2.2: "<their ufrag>:<our ufrag>". */
@@ -251,3 +253,5 @@ void ice_handle_response(ice_agent_t *a, uint64_t now, uint8_t host, const zq_ad
     }
     handle_check_response(a, now, txn, host, remote, msg);
 }
+
+#endif /* ZQ_ICE_FULL */

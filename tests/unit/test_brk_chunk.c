@@ -369,11 +369,13 @@ int main(void)
         cmocka_unit_test(every_cut_of_a_chunk_is_truncated_or_a_shorter_piece),
         cmocka_unit_test(a_refused_chunk_leaves_nothing_half_filled),
         cmocka_unit_test(a_writer_out_of_room_writes_nothing_past_its_buffer),
+#if ZQ_BRK_CHUNKING /* the broker's reassembly; the codec above is built in every profile */
         cmocka_unit_test(chunks_in_turn_make_one_frame),
         cmocka_unit_test(a_chunk_out_of_turn_drops_its_sequence_counted_once),
         cmocka_unit_test(a_bad_chunk_is_dropped_and_counted),
         cmocka_unit_test(a_text_frame_inside_a_sequence_breaks_it_and_is_read),
         cmocka_unit_test(chunks_over_the_frame_buffer_are_dropped_whole),
+#endif
     };
 #undef RULE_ENTRY
     return cmocka_run_group_tests(tests, load_table, NULL);
