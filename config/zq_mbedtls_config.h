@@ -25,7 +25,7 @@
 #define MBEDTLS_NO_PLATFORM_ENTROPY
 #define MBEDTLS_HAVE_ASM
 
-/* ---- PSA Crypto: zq's hashes and keys go through it, as on mbedTLS 4 (include/zq/crypto.h) -- */
+/* ---- PSA Crypto: zq's hashes and keys, as on mbedTLS 4 (include/zq/crypto.h) -------------- */
 #define MBEDTLS_PSA_CRYPTO_C
 /* Randomness comes from the port: mbedtls_psa_external_get_random() (port/posix/psa_random.c),
  * so no entropy module or DRBG of mbedTLS's own is built. */
@@ -64,43 +64,16 @@
 #define MBEDTLS_POLY1305_C
 #define MBEDTLS_CHACHAPOLY_C
 
-/* ---- Keys and certificates ---------------------------------------------------------------- */
+/* ---- Keys --------------------------------------------------------------------------------- */
 #define MBEDTLS_ASN1_PARSE_C
 #define MBEDTLS_ASN1_WRITE_C
 #define MBEDTLS_OID_C
 #define MBEDTLS_PK_C
 #define MBEDTLS_PK_PARSE_C
 #define MBEDTLS_PK_WRITE_C
-#define MBEDTLS_X509_USE_C
-#define MBEDTLS_X509_CRT_PARSE_C
-#define MBEDTLS_X509_CREATE_C
-#define MBEDTLS_X509_CRT_WRITE_C
 
-/* ---- DTLS 1.2 ----------------------------------------------------------------------------- */
-#define MBEDTLS_SSL_TLS_C
-#define MBEDTLS_SSL_CLI_C
-#define MBEDTLS_SSL_SRV_C
-#define MBEDTLS_SSL_PROTO_TLS1_2
-#define MBEDTLS_SSL_PROTO_DTLS
-#define MBEDTLS_SSL_DTLS_HELLO_VERIFY
-#define MBEDTLS_SSL_COOKIE_C
-#define MBEDTLS_SSL_DTLS_ANTI_REPLAY
-#define MBEDTLS_SSL_DTLS_BADMAC_LIMIT
-#define MBEDTLS_SSL_EXTENDED_MASTER_SECRET
-/* use_srtp (RFC 5764 §4.1.1) negotiated though no SRTP is ever sent: RFC 8827 §6.5 makes
- * DTLS-SRTP mandatory for WebRTC endpoints, and Pion fails a handshake without it. */
-#define MBEDTLS_SSL_DTLS_SRTP
-#define MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED
-#define MBEDTLS_SSL_CIPHERSUITES                        \
-    MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,    \
-        MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256
-/* Record buffers: a DTLS record never exceeds one datagram (ZQ_DTLS_MTU, 1200 by default), but
- * a peer may send up to its own MTU, so the input side keeps room for a full Ethernet frame. */
-#define MBEDTLS_SSL_IN_CONTENT_LEN 1536
-#define MBEDTLS_SSL_OUT_CONTENT_LEN 1280
-/* Out-of-order handshake messages kept for later: Chromium's 1,413-byte ClientHello in two
- * fragments, or a peer's whole second flight, fits. */
-#define MBEDTLS_SSL_DTLS_MAX_BUFFERING 4096
+/* ---- Certificates and DTLS 1.2: the TLS half, the same on mbedTLS 4 ----------------------- */
+#include "zq_mbedtls_dtls.h"
 
 /* ---- Host-only: tests, tools, measurements ------------------------------------------------ */
 #if defined(ZQ_MBEDTLS_HOST)

@@ -63,7 +63,7 @@
 #define MBEDTLS_AES_ROM_TABLES
 #define MBEDTLS_AES_FEWER_TABLES
 
-/* ---- Keys ---------------------------------------------------------------------------------- */
+/* ---- Keys --------------------------------------------------------------------------------- */
 #define MBEDTLS_MD_C
 #define MBEDTLS_PK_C
 #define MBEDTLS_PK_PARSE_C
