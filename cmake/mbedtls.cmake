@@ -27,6 +27,14 @@ function(zq_mbedtls_add_host_rng)
   target_link_libraries(zq_mbedtls INTERFACE zq_psa_random)
 endfunction()
 
+# The x.y.z of an mbedTLS tree or installation, from its build_info.h (both versions keep
+# MBEDTLS_VERSION_STRING there).
+function(zq_mbedtls_version build_info out)
+  file(STRINGS "${build_info}" line REGEX "^#define MBEDTLS_VERSION_STRING +\"[0-9.]+\"")
+  string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" version "${line}")
+  set(${out} "${version}" PARENT_SCOPE)
+endfunction()
+
 if(ZQ_MBEDTLS4_PREFIX)
   include(${CMAKE_CURRENT_LIST_DIR}/mbedtls4.cmake)
   return()
@@ -47,9 +55,7 @@ if(NOT EXISTS "${_zq_mbedtls_build_info}")
     "Run scripts/setup (it fetches Debian's mbedTLS 3.6 source package), or point "
     "-DZQ_MBEDTLS_SOURCE_DIR=... at an mbedTLS 3.6 tree.")
 endif()
-file(STRINGS "${_zq_mbedtls_build_info}" _zq_mbedtls_version_line
-     REGEX "^#define MBEDTLS_VERSION_STRING +\"[0-9.]+\"")
-string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" ZQ_MBEDTLS_VERSION "${_zq_mbedtls_version_line}")
+zq_mbedtls_version("${_zq_mbedtls_build_info}" ZQ_MBEDTLS_VERSION)
 if(ZQ_MBEDTLS_VERSION VERSION_LESS 3.6.0 OR ZQ_MBEDTLS_VERSION VERSION_GREATER_EQUAL 3.7.0)
   message(FATAL_ERROR "zq needs mbedTLS 3.6 LTS; ${ZQ_MBEDTLS_SOURCE_DIR} is ${ZQ_MBEDTLS_VERSION}")
 endif()
