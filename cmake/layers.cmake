@@ -11,8 +11,9 @@
 #   node    a room's peers; broker above it; app/ (the demo devices) above that
 #   host    node + broker + signalling link, sans-IO, what every port runs (its own target,
 #           zq_host, in host/CMakeLists.txt; only checked here)
-#   port    the port contract and port/bsd; port/posix and port/esp32 on it, neither on the
-#           other; the programs (server/, cli/) on port/posix
+#   port    the port contract, port/bsd, port/ws and port/arena; port/posix, port/esp32 and
+#           port/lwip (with its boards, board/) on it, none on another;
+#           the programs (server/, cli/) on port/posix
 #
 # The portable layers (ZQ_CORE_LAYERS) are built here, a static library each (zq_add_core);
 # port/ and the programs have CMakeLists.txt files of their own and are only checked.
@@ -21,7 +22,7 @@ set(ZQ_LAYERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/..")
 get_filename_component(ZQ_LAYERS_ROOT "${ZQ_LAYERS_ROOT}" ABSOLUTE)
 
 set(ZQ_CORE_LAYERS base ice dtls sctp sdp peer signal node broker app)
-set(ZQ_TOP_LAYERS host port posix esp32 server cli)
+set(ZQ_TOP_LAYERS host port posix esp32 lwip server cli)
 
 set(ZQ_LAYER_base_DIRS core include/zq)
 set(ZQ_LAYER_base_USES "")
@@ -46,12 +47,14 @@ set(ZQ_LAYER_app_USES broker)
 
 set(ZQ_LAYER_host_DIRS host)
 set(ZQ_LAYER_host_USES broker)
-set(ZQ_LAYER_port_DIRS port/zq_port.h port/bsd)
+set(ZQ_LAYER_port_DIRS port/zq_port.h port/bsd port/ws port/arena)
 set(ZQ_LAYER_port_USES app host)
 set(ZQ_LAYER_posix_DIRS port/posix)
 set(ZQ_LAYER_posix_USES port)
 set(ZQ_LAYER_esp32_DIRS port/esp32)
 set(ZQ_LAYER_esp32_USES port)
+set(ZQ_LAYER_lwip_DIRS port/lwip)
+set(ZQ_LAYER_lwip_USES port)
 set(ZQ_LAYER_server_DIRS server)
 set(ZQ_LAYER_server_USES posix)
 set(ZQ_LAYER_cli_DIRS cli)

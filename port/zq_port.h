@@ -99,6 +99,18 @@ zq_err_t zq_port_tcp_send(zq_socket_t sock, const uint8_t *data, size_t len, siz
  */
 zq_err_t zq_port_tcp_recv(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *len);
 
+/** What zq_port_tcp_recv() would return, leaving the bytes in the socket for the next read:
+ *  the WebSocket client reads the server's upgrade answer and not one byte past it. */
+zq_err_t zq_port_tcp_peek(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *len);
+
+/**
+ * Waits until @p sock is readable (or writable, with @p write) or zq_port_now_ms() reaches
+ * @p deadline. Only the bounded opening of a connection waits (the WebSocket handshake);
+ * an event loop never does.
+ * @return ZQ_OK when ready; ZQ_ERR_TIMEOUT; ZQ_ERR_IO otherwise (reason logged).
+ */
+zq_err_t zq_port_tcp_wait(zq_socket_t sock, bool write, uint64_t deadline);
+
 /** Closes a listener or a connection; ZQ_SOCKET_INVALID is ignored. */
 void zq_port_tcp_close(zq_socket_t sock);
 

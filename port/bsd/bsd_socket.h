@@ -1,8 +1,8 @@
 /**
  * @file bsd_socket.h
  * @brief The BSD-socket code both ports share (port/bsd/): zq_addr_t <-> sockaddr, the UDP and
- *        TCP calls of port/zq_port.h, and a bounded wait on one socket (ws_socket.h builds the
- *        WebSocket client's socket side on them).
+ *        TCP calls of port/zq_port.h, and a bounded wait on one socket (port/ws/ws_socket.h builds
+ *        the WebSocket client's socket side on them).
  *
  * Linux and lwIP (ESP-IDF, which defines ESP_PLATFORM) both offer the BSD socket API, so one
  * implementation serves both. What differs is said once here (headers, flags, how errors are

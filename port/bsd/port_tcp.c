@@ -173,14 +173,15 @@ zq_err_t zq_port_tcp_send(zq_socket_t sock, const uint8_t *data, size_t len, siz
     return ZQ_ERR_IO;
 }
 
-zq_err_t zq_port_tcp_recv(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *len)
+/* recv(2) with @p flags (0, or MSG_PEEK), mapped onto zq_port_tcp_recv()'s results. */
+static zq_err_t receive(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *len, int flags)
 {
     if (cap == 0) {
         return ZQ_ERR_INVALID_ARG;
     }
     ssize_t n;
     do {
-        n = recv(sock, buf, cap, 0);
+        n = recv(sock, buf, cap, flags);
     } while (n < 0 && errno == EINTR);
     if (n > 0) {
         *len = (size_t)n;
@@ -197,6 +198,21 @@ zq_err_t zq_port_tcp_recv(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *le
     }
     ZQ_LOGW("tcp", "recv: " ZQ_BSD_ERR_FMT, ZQ_BSD_ERR_ARG(errno));
     return ZQ_ERR_IO;
+}
+
+zq_err_t zq_port_tcp_recv(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *len)
+{
+    return receive(sock, buf, cap, len, 0);
+}
+
+zq_err_t zq_port_tcp_peek(zq_socket_t sock, uint8_t *buf, size_t cap, size_t *len)
+{
+    return receive(sock, buf, cap, len, MSG_PEEK);
+}
+
+zq_err_t zq_port_tcp_wait(zq_socket_t sock, bool write, uint64_t deadline)
+{
+    return zq_bsd_wait(sock, write, deadline);
 }
 
 void zq_port_tcp_close(zq_socket_t sock)

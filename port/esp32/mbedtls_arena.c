@@ -26,7 +26,7 @@
 #include "freertos/FreeRTOS.h"
 #include "freertos/task.h"
 #include "mbedtls/platform.h"
-#include "port/esp32/arena.h"
+#include "port/arena/arena.h"
 
 static uint8_t arena_buf[CONFIG_ZQ_ESP32_MBEDTLS_ARENA] __attribute__((aligned(ZQ_ARENA_ALIGN)));
 static zq_arena_t arena;

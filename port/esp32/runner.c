@@ -10,6 +10,8 @@
 #include "esp_log.h"
 #include "freertos/FreeRTOS.h"
 #include "freertos/task.h"
+#include "lwip/netdb.h"
+#include "port/bsd/bsd_socket.h"
 #include "port/esp32/mbedtls_arena.h"
 #include "sdkconfig.h"
 #include "zq/time.h"
@@ -98,10 +100,41 @@ static void on_text(void *ctx, uint64_t now, const char *text, size_t len)
     zq_host_handle_signal(&r->host, now, text, len);
 }
 
+/* The URL's host as an IPv4 address: a literal as it is, a name through lwIP's resolver. */
+static zq_err_t resolve(const zq_device_url_t *url, zq_addr_t *addr)
+{
+    if (zq_addr_parse_ip(url->host, strlen(url->host), addr) == ZQ_OK) {
+        addr->port = url->port;
+        return addr->family == ZQ_AF_INET4 ? ZQ_OK : ZQ_ERR_UNSUPPORTED;
+    }
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(url->host, NULL, &hints, &res) != 0 || res == NULL) {
+        return ZQ_ERR_NOT_FOUND;
+    }
+    zq_err_t err = zq_bsd_addr_from_sockaddr(res->ai_addr, addr);
+    freeaddrinfo(res);
+    addr->port = url->port;
+    return err;
+}
+
+static zq_err_t open_signal(zq_esp32_runner_t *r, const char **why)
+{
+    zq_addr_t server;
+    if (resolve(&r->url, &server) != ZQ_OK) {
+        *why = "the host name does not resolve to an IPv4 address";
+        return ZQ_ERR_NOT_FOUND;
+    }
+    return zq_device_ws_open(&r->ws, &r->url, &server, CONFIG_ZQ_ESP32_SIGNAL_TIMEOUT_MS, why);
+}
+
 static void connect_signal(zq_esp32_runner_t *r)
 {
     const char *why = "";
-    if (zq_esp32_ws_open(&r->ws, &r->url, CONFIG_ZQ_ESP32_SIGNAL_TIMEOUT_MS, &why) == ZQ_OK) {
+    if (open_signal(r, &why) == ZQ_OK) {
         ESP_LOGI(TAG, "signalling connected to %s:%u, joining '%s'", r->url.host,
                  (unsigned)r->url.port, r->room);
         zq_host_signal_opened(&r->host, zq_port_now_ms());
@@ -116,7 +149,7 @@ static void service_signal(zq_esp32_runner_t *r, uint64_t now, bool readable)
 {
     uint16_t code = 0;
     if (r->ws.open &&
-        zq_esp32_ws_service(&r->ws, now, readable, on_text, r, &code) == ZQ_ERR_CLOSED) {
+        zq_device_ws_service(&r->ws, now, readable, on_text, r, &code) == ZQ_ERR_CLOSED) {
         uint32_t wait = zq_host_signal_down(&r->host, now);
         ESP_LOGW(TAG, "signalling closed (%u); reconnecting in %u ms", (unsigned)code,
                  (unsigned)wait);
@@ -130,7 +163,7 @@ static void flush_signal(zq_esp32_runner_t *r, uint64_t now)
     const char *frame;
     size_t len;
     while (r->ws.open && zq_host_poll_signal(&r->host, now, &frame, &len)) {
-        zq_err_t err = zq_esp32_ws_send_text(&r->ws, frame, len);
+        zq_err_t err = zq_device_ws_send_text(&r->ws, frame, len);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             return;
         }
@@ -202,7 +235,7 @@ static void run_once(zq_esp32_runner_t *r)
     int max_fd = r->udp;
     if (r->ws.open) {
         FD_SET(r->ws.sock, &rd);
-        if (zq_esp32_ws_wants_write(&r->ws)) {
+        if (zq_device_ws_wants_write(&r->ws)) {
             FD_SET(r->ws.sock, &wr);
         }
         max_fd = r->ws.sock > max_fd ? r->ws.sock : max_fd;
@@ -341,7 +374,7 @@ esp_err_t zq_esp32_runner_start(zq_esp32_runner_t *r, const zq_esp32_options_t *
         ESP_LOGE(TAG, "the room wants 1 to %d characters", ZQ_SIG_ROOM_MAX);
         return ESP_ERR_INVALID_ARG;
     }
-    if (opt->signal_url == NULL || zq_esp32_url_parse(opt->signal_url, &r->url, &why) != ZQ_OK) {
+    if (opt->signal_url == NULL || zq_device_url_parse(opt->signal_url, &r->url, &why) != ZQ_OK) {
         ESP_LOGE(TAG, "signalling URL '%s': %s", opt->signal_url ? opt->signal_url : "", why);
         return ESP_ERR_INVALID_ARG;
     }

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "port/bsd/ws_socket.h"
+#include "port/ws/ws_socket.h"
 #include "port/posix/resolve.h"
 #include "signal/http.h"
 #include "signal/ws_url.h"
@@ -48,7 +48,7 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
                             const char **why)
 {
     if (url->addr.family != ZQ_AF_NONE) {
-        return zq_bsd_ws_connect(&url->addr, timeout_ms, sock, why);
+        return zq_ws_socket_connect(&url->addr, timeout_ms, sock, why);
     }
     zq_addr_t addr;
     if (zq_posix_resolve(url->host, ZQ_AF_NONE, &addr) != ZQ_OK) {
@@ -56,11 +56,11 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
         return ZQ_ERR_NOT_FOUND;
     }
     addr.port = url->port;
-    zq_err_t err = zq_bsd_ws_connect(&addr, timeout_ms, sock, why);
+    zq_err_t err = zq_ws_socket_connect(&addr, timeout_ms, sock, why);
     uint8_t other = addr.family == ZQ_AF_INET6 ? ZQ_AF_INET4 : ZQ_AF_INET6;
     if (err == ZQ_ERR_IO && zq_posix_resolve(url->host, other, &addr) == ZQ_OK) {
         addr.port = url->port;
-        err = zq_bsd_ws_connect(&addr, timeout_ms, sock, why);
+        err = zq_ws_socket_connect(&addr, timeout_ms, sock, why);
     }
     return err;
 }
@@ -68,8 +68,8 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
 static zq_err_t handshake(zq_ws_client_t *c, uint32_t timeout_ms, const char **why)
 {
     char head[ZQ_HTTP_MAX_REQUEST];
-    zq_bsd_ws_target_t to = {.host = c->url.host, .port = c->url.port, .path = c->url.path};
-    return zq_bsd_ws_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
+    zq_ws_socket_target_t to = {.host = c->url.host, .port = c->url.port, .path = c->url.path};
+    return zq_ws_socket_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
                                sizeof c->why, why);
 }
 
@@ -123,7 +123,7 @@ static void set_write_interest(zq_ws_client_t *c, bool on)
 /* Writes what the socket takes; the rest waits for the loop's writable callback. */
 static zq_err_t flush(zq_ws_client_t *c)
 {
-    zq_err_t err = zq_bsd_ws_flush(&c->ws, c->sock);
+    zq_err_t err = zq_ws_socket_flush(&c->ws, c->sock);
     if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
         return err;
     }
@@ -226,7 +226,7 @@ zq_err_t zq_ws_client_send_text(zq_ws_client_t *c, const char *text, size_t len)
     if (c->state != ZQ_WS_CLIENT_OPEN) {
         return ZQ_ERR_CLOSED;
     }
-    zq_err_t err = zq_bsd_ws_send_text(&c->ws, c->sock, text, len);
+    zq_err_t err = zq_ws_socket_send_text(&c->ws, c->sock, text, len);
     const uint8_t *out;
     size_t n;
     set_write_interest(c, ws_pending_output(&c->ws, &out, &n));

@@ -1,4 +1,4 @@
-/* The ESP32 port's mbedTLS arena (port/esp32/arena.c, what mbedtls_arena.c installs with
+/* The ESP32 port's mbedTLS arena (port/arena/arena.c, what mbedtls_arena.c installs with
  * CONFIG_MBEDTLS_CUSTOM_MEM_ALLOC) under real DTLS handshakes on the host: mbedTLS's calloc and
  * free are the arena's alone, sized as menuconfig's default, and four pairs handshake at once,
  * eight handshake sides, twice what a 4-peer device holds. Nothing reaches another allocator,
@@ -14,7 +14,7 @@
 
 #include "dtls_pair.h"
 #include "mbedtls/platform.h"
-#include "port/esp32/arena.h"
+#include "port/arena/arena.h"
 
 /* Kconfig's default for CONFIG_ZQ_ESP32_MBEDTLS_ARENA. */
 #define ESP32_ARENA_DEFAULT 57344

@@ -1,4 +1,4 @@
-/* port/esp32/arena.h: the allocator mbedTLS takes on ESP-IDF (port/esp32/mbedtls_arena.c),
+/* port/arena/arena.h: the allocator mbedTLS takes on ESP-IDF (port/esp32/mbedtls_arena.c),
  * bounded by its buffer: exhaustion is a clean NULL, frees coalesce, the peak is kept. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "port/esp32/arena.h"
+#include "port/arena/arena.h"
 
 #define ARENA_LEN 1024
 #define GUARD 64

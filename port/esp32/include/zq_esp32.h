@@ -29,12 +29,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "zq_esp32_ws.h"
+#include "port/ws/ws_device.h"
 #include "esp_err.h"
 #include "broker/brk.h"
 #include "host/host.h"
 #include "node/node.h"
-#include "port/esp32/arena.h"
+#include "port/arena/arena.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 #include "zq/rand.h"
@@ -65,14 +65,14 @@ typedef struct {
     zq_esp32_callbacks_t cb;
     void *ctx;
     char room[ZQ_SIG_ROOM_MAX + 1];
-    zq_esp32_url_t url;
+    zq_device_url_t url;
     zq_rand_t rand;
     dtls_identity_t identity;
     dtls_context_t dtls;
     node_t node;
     brk_t brk;
     zq_host_t host;                   /* node + broker + signalling link: host/host.h */
-    zq_esp32_ws_t ws;
+    zq_device_ws_t ws;
     zq_socket_t udp;
     zq_addr_t local;                  /* the UDP socket's address: the host candidate */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];

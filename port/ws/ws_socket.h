@@ -1,14 +1,15 @@
 /**
  * @file ws_socket.h
- * @brief The socket side of a WebSocket client, shared by port/posix's ws_client.c and
- *        port/esp32's esp32_ws.c: the connect and the opening handshake, each bounded by a
- *        timeout, and writing a connection's output as the socket takes it.
+ * @brief The socket side of a WebSocket client over port/zq_port.h's TCP, shared by
+ *        port/posix's ws_client.c and the devices' ws_device.c (port/esp32, port/lwip): the
+ *        connect and the opening handshake, each bounded by a timeout, and writing a
+ *        connection's output as the socket takes it.
  *
- * Each port keeps what differs: its URL form, how it resolves names, and how the open
- * connection is driven (the POSIX loop's callbacks, the ESP32 runner's service calls).
+ * Each user keeps what differs: its URL form, how it resolves names, and how the open
+ * connection is driven (the POSIX loop's callbacks, a device runner's service calls).
  */
-#ifndef ZQ_PORT_BSD_WS_SOCKET_H
-#define ZQ_PORT_BSD_WS_SOCKET_H
+#ifndef ZQ_PORT_WS_WS_SOCKET_H
+#define ZQ_PORT_WS_WS_SOCKET_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,11 +26,11 @@ typedef struct {
     const char *host;
     uint16_t port;
     const char *path;
-} zq_bsd_ws_target_t;
+} zq_ws_socket_target_t;
 
 /** Connects to @p addr, at most @p timeout_ms. @param why set on failure to a static reason.
  *  @return ZQ_OK; ZQ_ERR_TIMEOUT; ZQ_ERR_IO (refused or unreachable). */
-zq_err_t zq_bsd_ws_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_socket_t *sock,
+zq_err_t zq_ws_socket_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_socket_t *sock,
                            const char **why);
 
 /**
@@ -42,17 +43,17 @@ zq_err_t zq_bsd_ws_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_socket
  * @return ZQ_OK; ZQ_ERR_TIMEOUT; ZQ_ERR_IO (the server closed the connection); ZQ_ERR_MALFORMED
  *         (not a WebSocket upgrade); ZQ_ERR_CRYPTO (the random source failed).
  */
-zq_err_t zq_bsd_ws_handshake(zq_socket_t sock, const zq_bsd_ws_target_t *to, zq_rand_t *rand,
+zq_err_t zq_ws_socket_handshake(zq_socket_t sock, const zq_ws_socket_target_t *to, zq_rand_t *rand,
                              uint32_t timeout_ms, char *scratch, size_t scratch_cap,
                              char *why_buf, size_t why_cap, const char **why);
 
 /** Writes @p ws's output as far as @p sock takes it now. @return ZQ_OK (all written);
  *  ZQ_ERR_WOULD_BLOCK (some waits for the socket to be writable); an error of
  *  zq_port_tcp_send(). */
-zq_err_t zq_bsd_ws_flush(ws_conn_t *ws, zq_socket_t sock);
+zq_err_t zq_ws_socket_flush(ws_conn_t *ws, zq_socket_t sock);
 
 /** Queues a text message on @p ws (making room by writing first if needed) and writes what
  *  @p sock takes. @return as ws_send_text(), with ZQ_ERR_CLOSED for a connection not open. */
-zq_err_t zq_bsd_ws_send_text(ws_conn_t *ws, zq_socket_t sock, const char *text, size_t len);
+zq_err_t zq_ws_socket_send_text(ws_conn_t *ws, zq_socket_t sock, const char *text, size_t len);
 
-#endif /* ZQ_PORT_BSD_WS_SOCKET_H */
+#endif /* ZQ_PORT_WS_WS_SOCKET_H */

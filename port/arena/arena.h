@@ -1,9 +1,11 @@
 /**
  * @file arena.h
- * @brief A bounded first-fit allocator over one caller buffer, for mbedTLS on ESP-IDF
- *        (mbedtls_arena.c), where mbedTLS's own arena (MBEDTLS_MEMORY_BUFFER_ALLOC_C) is not
- *        built. Plain C: no ESP-IDF, no heap, no locks; tests/unit/test_port_arena.c runs it
- *        on the host.
+ * @brief A bounded first-fit allocator over one caller buffer, for mbedTLS where zq gives it
+ *        the memory: on ESP-IDF (port/esp32/mbedtls_arena.c), where mbedTLS's own arena
+ *        (MBEDTLS_MEMORY_BUFFER_ALLOC_C) is not built, and on lwIP boards
+ *        (port/lwip/mbedtls_arena.c), where mbedTLS's calloc and free are bound to it at compile
+ *        time. Plain C: no OS, no heap, no locks; tests/unit/test_port_arena.c runs it on the
+ *        host.
  *
  * The buffer is a row of blocks, each an 8-byte header (its size and its left neighbour's,
  * boundary tags) and a payload aligned to 8. A request takes the first free block that fits
@@ -18,10 +20,11 @@
  * if (zq_arena_owns(&arena, p)) zq_arena_free(&arena, p);
  * @endcode
  *
- * One user at a time: the caller serialises calls (on ESP-IDF, only zq's task uses it).
+ * One user at a time: the caller serialises calls (on ESP-IDF, only zq's task uses it; on an
+ * lwIP board, the one main loop).
  */
-#ifndef ZQ_PORT_ESP32_ARENA_H
-#define ZQ_PORT_ESP32_ARENA_H
+#ifndef ZQ_PORT_ARENA_H
+#define ZQ_PORT_ARENA_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,4 +63,4 @@ bool zq_arena_owns(const zq_arena_t *a, const void *p);
 /** free() of a pointer zq_arena_calloc returned; NULL does nothing. */
 void zq_arena_free(zq_arena_t *a, void *p);
 
-#endif /* ZQ_PORT_ESP32_ARENA_H */
+#endif /* ZQ_PORT_ARENA_H */

@@ -3,7 +3,7 @@
  * its left neighbour's size (0 for the first block), so a free finds both neighbours in O(1).
  * A request walks the row from the start: O(blocks), a few hundred at most for mbedTLS's
  * sessions of one device. */
-#include "port/esp32/arena.h"
+#include "port/arena/arena.h"
 
 #include <string.h>
 

@@ -1,15 +1,14 @@
-/* The socket side of a WebSocket client, for both ports (see ws_socket.h). */
-#include "port/bsd/ws_socket.h"
+/* The socket side of a WebSocket client, for every port (see ws_socket.h). */
+#include "port/ws/ws_socket.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "port/bsd/bsd_socket.h"
 #include "signal/http.h"
 
 /* ---- Opening: connect, then the §4.1 handshake, each bounded by a timeout -------------------- */
 
-zq_err_t zq_bsd_ws_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_socket_t *sock,
+zq_err_t zq_ws_socket_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_socket_t *sock,
                            const char **why)
 {
     zq_err_t err = zq_port_tcp_connect(sock, addr, timeout_ms);
@@ -25,7 +24,7 @@ zq_err_t zq_bsd_ws_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_socket
 static zq_err_t send_all(zq_socket_t sock, const uint8_t *data, size_t len, uint64_t deadline)
 {
     while (len > 0) {
-        zq_err_t err = zq_bsd_wait(sock, true, deadline);
+        zq_err_t err = zq_port_tcp_wait(sock, true, deadline);
         size_t sent = 0;
         if (err == ZQ_OK) {
             err = zq_port_tcp_send(sock, data, len, &sent);
@@ -40,7 +39,7 @@ static zq_err_t send_all(zq_socket_t sock, const uint8_t *data, size_t len, uint
 }
 
 /* Host field (RFC 9112 §3.2, RFC 6455 §4.1 item 4): brackets around IPv6, the port unless 80. */
-static void host_field(const zq_bsd_ws_target_t *to, char *out, size_t cap)
+static void host_field(const zq_ws_socket_target_t *to, char *out, size_t cap)
 {
     bool v6 = strchr(to->host, ':') != NULL;
     int n = snprintf(out, cap, "%s%s%s", v6 ? "[" : "", to->host, v6 ? "]" : "");
@@ -49,7 +48,7 @@ static void host_field(const zq_bsd_ws_target_t *to, char *out, size_t cap)
     }
 }
 
-static zq_err_t send_request(zq_socket_t sock, const zq_bsd_ws_target_t *to,
+static zq_err_t send_request(zq_socket_t sock, const zq_ws_socket_target_t *to,
                              const uint8_t nonce[16], char *scratch, size_t cap,
                              uint64_t deadline)
 {
@@ -79,7 +78,7 @@ static size_t head_part(const char *buf, size_t have, size_t n, bool *done)
     return n;
 }
 
-/* Reads the answer's head and not one byte more (MSG_PEEK, then exactly the head's part):
+/* Reads the answer's head and not one byte more (a peek, then exactly the head's part):
  * frames sent right after it stay in the socket, so the caller's loop finds it readable. */
 static zq_err_t read_head(zq_socket_t sock, char *buf, size_t cap, uint64_t deadline,
                           size_t *have)
@@ -90,15 +89,16 @@ static zq_err_t read_head(zq_socket_t sock, char *buf, size_t cap, uint64_t dead
         if (*have == cap) {
             return ZQ_ERR_TOO_LONG;
         }
-        zq_err_t err = zq_bsd_wait(sock, false, deadline);
+        zq_err_t err = zq_port_tcp_wait(sock, false, deadline);
         if (err != ZQ_OK) {
             return err;
         }
-        ssize_t n = recv(sock, buf + *have, cap - *have, MSG_PEEK);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        size_t n = 0;
+        err = zq_port_tcp_peek(sock, (uint8_t *)buf + *have, cap - *have, &n);
+        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
             return ZQ_ERR_CLOSED;
         }
-        size_t take = n > 0 ? head_part(buf, *have, (size_t)n, &done) : 0;
+        size_t take = n > 0 ? head_part(buf, *have, n, &done) : 0;
         size_t got = 0;
         if (take > 0 && (zq_port_tcp_recv(sock, (uint8_t *)buf + *have, take, &got) != ZQ_OK ||
                          got != take)) {
@@ -128,7 +128,7 @@ static zq_err_t explain_answer(zq_err_t err, int status, char *why_buf, size_t w
     return ZQ_ERR_MALFORMED;
 }
 
-zq_err_t zq_bsd_ws_handshake(zq_socket_t sock, const zq_bsd_ws_target_t *to, zq_rand_t *rand,
+zq_err_t zq_ws_socket_handshake(zq_socket_t sock, const zq_ws_socket_target_t *to, zq_rand_t *rand,
                              uint32_t timeout_ms, char *scratch, size_t scratch_cap,
                              char *why_buf, size_t why_cap, const char **why)
 {
@@ -161,7 +161,7 @@ zq_err_t zq_bsd_ws_handshake(zq_socket_t sock, const zq_bsd_ws_target_t *to, zq_
 
 /* ---- Open: output as the socket takes it ----------------------------------------------------- */
 
-zq_err_t zq_bsd_ws_flush(ws_conn_t *ws, zq_socket_t sock)
+zq_err_t zq_ws_socket_flush(ws_conn_t *ws, zq_socket_t sock)
 {
     const uint8_t *out;
     size_t n;
@@ -176,11 +176,11 @@ zq_err_t zq_bsd_ws_flush(ws_conn_t *ws, zq_socket_t sock)
     return ZQ_OK;
 }
 
-zq_err_t zq_bsd_ws_send_text(ws_conn_t *ws, zq_socket_t sock, const char *text, size_t len)
+zq_err_t zq_ws_socket_send_text(ws_conn_t *ws, zq_socket_t sock, const char *text, size_t len)
 {
     zq_err_t err = ws_send_text(ws, text, len);
     if (err == ZQ_ERR_WOULD_BLOCK) {
-        (void)zq_bsd_ws_flush(ws, sock);
+        (void)zq_ws_socket_flush(ws, sock);
         err = ws_send_text(ws, text, len);
     }
     if (err == ZQ_ERR_STATE || err == ZQ_ERR_CLOSED) {
@@ -189,7 +189,7 @@ zq_err_t zq_bsd_ws_send_text(ws_conn_t *ws, zq_socket_t sock, const char *text, 
     if (err == ZQ_OK) {
         /* A failed write is not reported here: the socket turns readable with the reset or
          * the end of stream, and reading it ends the connection. */
-        (void)zq_bsd_ws_flush(ws, sock);
+        (void)zq_ws_socket_flush(ws, sock);
     }
     return err;
 }

@@ -1,34 +1,37 @@
 /**
- * @file zq_esp32_ws.h
- * @brief The WebSocket client to the signalling server (internal to port/esp32): a `ws://`
- *        URL, a bounded connect and opening handshake, then signal/ws.h's sans-IO connection
- *        over the port's TCP, serviced by the runner's select() loop.
+ * @file ws_device.h
+ * @brief A device's WebSocket client to the signalling server (port/esp32, port/lwip): a
+ *        `ws://` URL, a bounded connect and opening handshake, then signal/ws.h's sans-IO
+ *        connection over the port's TCP, serviced by the device's runner.
  *
  * The same job as port/posix/ws_client.c, without a loop object: the runner asks whether the
- * socket needs watching for writes, and calls zq_esp32_ws_service() when it is ready.
- * Only `ws://` (a TLS proxy in front of the server does wss://) and IPv4 or host names.
+ * socket needs watching for writes, and calls zq_device_ws_service() when it is ready (the
+ * ESP32's select(), or every turn of an lwIP board's loop). The runner resolves the host: a
+ * name through its resolver, an address literal through zq_addr_parse_ip().
+ * Only `ws://` (a TLS proxy in front of the server does wss://) and IPv4.
  */
-#ifndef ZQ_ESP32_WS_H
-#define ZQ_ESP32_WS_H
+#ifndef ZQ_PORT_WS_WS_DEVICE_H
+#define ZQ_PORT_WS_WS_DEVICE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "port/zq_port.h"
+#include "zq/addr.h"
 #include "signal/ws.h"
 
 typedef struct {
     char host[96];  /**< a name or a dotted IPv4 address */
     uint16_t port;  /**< 80 if the URL names none (RFC 6455 §3) */
     char path[96];  /**< request-target, "/" if the URL has none */
-} zq_esp32_url_t;
+} zq_device_url_t;
 
 /** Parses `ws://host[:port][/path]` with signal/ws_url.h's rules, into this port's buffers.
  *  @param why a static reason on failure.
  *  @return ZQ_OK, ZQ_ERR_UNSUPPORTED (wss://, IPv6 literals), ZQ_ERR_MALFORMED,
  *          ZQ_ERR_TOO_LONG. */
-zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **why);
+zq_err_t zq_device_url_parse(const char *url, zq_device_url_t *out, const char **why);
 
 typedef struct {
     bool open;
@@ -36,24 +39,24 @@ typedef struct {
     zq_rand_t rand;      /* masking keys (§5.3) */
     char why[96];        /* a reason built at open, with the server's HTTP status */
     ws_conn_t ws;        /* large: ZQ_WS_MAX_MESSAGE + ZQ_WS_TX_BUFFER */
-} zq_esp32_ws_t;
+} zq_device_ws_t;
 
 /** Called with each whole text message (@p text lives during the call). */
-typedef void (*zq_esp32_ws_text_fn)(void *ctx, uint64_t now, const char *text, size_t len);
+typedef void (*zq_device_ws_text_fn)(void *ctx, uint64_t now, const char *text, size_t len);
 
 /**
- * Resolves the host (getaddrinfo, IPv4), connects and does the opening handshake (§4.1),
- * each bounded by @p timeout_ms; the only calls here that wait. Nothing past the server's
+ * Connects to @p addr (the URL's host, resolved by the caller, and its port) and does the
+ * opening handshake (§4.1), each bounded by @p timeout_ms; the only calls here that wait. Nothing past the server's
  * answer is read: frames that followed it leave the socket readable for the first service.
  * @param why set on failure to a reason (static, or in @p c until its next open).
- * @return ZQ_OK; ZQ_ERR_NOT_FOUND (no such host); ZQ_ERR_TIMEOUT; ZQ_ERR_IO (refused, or
+ * @return ZQ_OK; ZQ_ERR_TIMEOUT; ZQ_ERR_IO (refused, or
  *         closed during the handshake); ZQ_ERR_MALFORMED (not a WebSocket upgrade).
  */
-zq_err_t zq_esp32_ws_open(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t timeout_ms,
-                          const char **why);
+zq_err_t zq_device_ws_open(zq_device_ws_t *c, const zq_device_url_t *url, const zq_addr_t *addr,
+                           uint32_t timeout_ms, const char **why);
 
 /** Whether output waits for the socket to take it (watch it for writing). */
-bool zq_esp32_ws_wants_write(zq_esp32_ws_t *c);
+bool zq_device_ws_wants_write(zq_device_ws_t *c);
 
 /**
  * Reads what the socket has (when @p readable), hands each text message to @p on_text, and
@@ -61,14 +64,14 @@ bool zq_esp32_ws_wants_write(zq_esp32_ws_t *c);
  * @return ZQ_OK while open; ZQ_ERR_CLOSED once the connection is over (the socket is closed,
  *         @p code says why: the server's close code, or 1006 when TCP just ended).
  */
-zq_err_t zq_esp32_ws_service(zq_esp32_ws_t *c, uint64_t now, bool readable,
-                             zq_esp32_ws_text_fn on_text, void *ctx, uint16_t *code);
+zq_err_t zq_device_ws_service(zq_device_ws_t *c, uint64_t now, bool readable,
+                              zq_device_ws_text_fn on_text, void *ctx, uint16_t *code);
 
 /** Queues a text message and writes what the socket takes. @return ZQ_OK,
  *  ZQ_ERR_WOULD_BLOCK (retry after the output drains), ZQ_ERR_TOO_LONG, ZQ_ERR_CLOSED. */
-zq_err_t zq_esp32_ws_send_text(zq_esp32_ws_t *c, const char *text, size_t len);
+zq_err_t zq_device_ws_send_text(zq_device_ws_t *c, const char *text, size_t len);
 
 /** Sends a close (1000) if it fits and closes the socket; nothing if closed already. */
-void zq_esp32_ws_close(zq_esp32_ws_t *c);
+void zq_device_ws_close(zq_device_ws_t *c);
 
-#endif /* ZQ_ESP32_WS_H */
+#endif /* ZQ_PORT_WS_WS_DEVICE_H */

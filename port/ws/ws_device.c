@@ -1,23 +1,21 @@
-/* The signalling WebSocket of the ESP32 port (see zq_esp32_ws.h): URL, bounded open, then
+/* The signalling WebSocket of a device (see ws_device.h): URL, bounded open, then
  * signal/ws.h's connection over the port's TCP. */
-#include "zq_esp32_ws.h"
+#include "port/ws/ws_device.h"
 
 #include <string.h>
 
-#include "lwip/netdb.h"
-#include "port/bsd/bsd_socket.h"
-#include "port/bsd/ws_socket.h"
+#include "port/ws/ws_socket.h"
 #include "signal/ws_url.h"
 
 /* Socket reads per service before the loop gets back to its timers and the UDP socket. */
 #define READS_PER_SERVICE 8
-/* The upgrade request (host and path of zq_esp32_url_t: under 400 bytes), then the server's 101
+/* The upgrade request (host and path of zq_device_url_t: under 400 bytes), then the server's 101
  * answer (zq signal's is ~130 bytes; a proxy's a few hundred). */
 #define HEAD_MAX 1024
 
 /* ---- URL: signal/ws_url.h's parts, copied into this port's smaller buffers --------------- */
 
-zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **why)
+zq_err_t zq_device_url_parse(const char *url, zq_device_url_t *out, const char **why)
 {
     memset(out, 0, sizeof *out);
     ws_url_t u;
@@ -41,52 +39,26 @@ zq_err_t zq_esp32_url_parse(const char *url, zq_esp32_url_t *out, const char **w
     return ZQ_OK;
 }
 
-/* ---- Opening: resolve, connect, then port/bsd's handshake -------------------------------- */
+/* ---- Opening: connect, then ws_socket.c's handshake ---------------------------------------- */
 
-static zq_err_t resolve(const zq_esp32_url_t *url, zq_addr_t *addr)
-{
-    if (zq_addr_parse_ip(url->host, strlen(url->host), addr) == ZQ_OK) {
-        addr->port = url->port;
-        return addr->family == ZQ_AF_INET4 ? ZQ_OK : ZQ_ERR_UNSUPPORTED;
-    }
-    struct addrinfo hints;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_INET;
-    hints.ai_socktype = SOCK_STREAM;
-    struct addrinfo *res = NULL;
-    if (getaddrinfo(url->host, NULL, &hints, &res) != 0 || res == NULL) {
-        return ZQ_ERR_NOT_FOUND;
-    }
-    zq_err_t err = zq_bsd_addr_from_sockaddr(res->ai_addr, addr);
-    freeaddrinfo(res);
-    addr->port = url->port;
-    return err;
-}
-
-static zq_err_t handshake(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t timeout_ms,
+static zq_err_t handshake(zq_device_ws_t *c, const zq_device_url_t *url, uint32_t timeout_ms,
                           const char **why)
 {
     char head[HEAD_MAX];
-    zq_bsd_ws_target_t to = {.host = url->host, .port = url->port, .path = url->path};
-    return zq_bsd_ws_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
+    zq_ws_socket_target_t to = {.host = url->host, .port = url->port, .path = url->path};
+    return zq_ws_socket_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
                                sizeof c->why, why);
 }
 
-zq_err_t zq_esp32_ws_open(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t timeout_ms,
-                          const char **why)
+zq_err_t zq_device_ws_open(zq_device_ws_t *c, const zq_device_url_t *url, const zq_addr_t *addr,
+                           uint32_t timeout_ms, const char **why)
 {
     if (c->open) {
-        zq_esp32_ws_close(c);
+        zq_device_ws_close(c);
     }
     c->sock = ZQ_SOCKET_INVALID;
     c->rand = zq_port_rand();
-    zq_addr_t addr;
-    zq_err_t err = resolve(url, &addr);
-    if (err != ZQ_OK) {
-        *why = "the host name does not resolve to an IPv4 address";
-        return ZQ_ERR_NOT_FOUND;
-    }
-    err = zq_bsd_ws_connect(&addr, timeout_ms, &c->sock, why);
+    zq_err_t err = zq_ws_socket_connect(addr, timeout_ms, &c->sock, why);
     if (err == ZQ_OK) {
         err = handshake(c, url, timeout_ms, why);
     }
@@ -102,7 +74,7 @@ zq_err_t zq_esp32_ws_open(zq_esp32_ws_t *c, const zq_esp32_url_t *url, uint32_t 
 
 /* ---- Open ---------------------------------------------------------------------------------- */
 
-bool zq_esp32_ws_wants_write(zq_esp32_ws_t *c)
+bool zq_device_ws_wants_write(zq_device_ws_t *c)
 {
     const uint8_t *out;
     size_t n;
@@ -110,14 +82,14 @@ bool zq_esp32_ws_wants_write(zq_esp32_ws_t *c)
 }
 
 /* Writes what the socket takes now; the rest when the runner sees it writable. */
-static zq_err_t flush(zq_esp32_ws_t *c)
+static zq_err_t flush(zq_device_ws_t *c)
 {
-    zq_err_t err = zq_bsd_ws_flush(&c->ws, c->sock);
+    zq_err_t err = zq_ws_socket_flush(&c->ws, c->sock);
     return err == ZQ_ERR_WOULD_BLOCK ? ZQ_OK : err;
 }
 
 /* The connection is over (§7.1.4): the answer to a close goes out if it fits, then TCP. */
-static zq_err_t finish(zq_esp32_ws_t *c, uint16_t code, uint16_t *out_code)
+static zq_err_t finish(zq_device_ws_t *c, uint16_t code, uint16_t *out_code)
 {
     (void)flush(c);
     zq_port_tcp_close(c->sock);
@@ -128,7 +100,7 @@ static zq_err_t finish(zq_esp32_ws_t *c, uint16_t code, uint16_t *out_code)
 }
 
 /* Hands out the connection's events. @return ZQ_ERR_CLOSED once it ended. */
-static zq_err_t deliver(zq_esp32_ws_t *c, uint64_t now, zq_esp32_ws_text_fn on_text, void *ctx,
+static zq_err_t deliver(zq_device_ws_t *c, uint64_t now, zq_device_ws_text_fn on_text, void *ctx,
                         uint16_t *code)
 {
     ws_event_t ev;
@@ -142,8 +114,8 @@ static zq_err_t deliver(zq_esp32_ws_t *c, uint64_t now, zq_esp32_ws_text_fn on_t
     return ZQ_OK;
 }
 
-static zq_err_t feed(zq_esp32_ws_t *c, uint64_t now, const uint8_t *data, size_t len,
-                     zq_esp32_ws_text_fn on_text, void *ctx, uint16_t *code)
+static zq_err_t feed(zq_device_ws_t *c, uint64_t now, const uint8_t *data, size_t len,
+                     zq_device_ws_text_fn on_text, void *ctx, uint16_t *code)
 {
     while (len > 0) {
         size_t used = 0;
@@ -158,7 +130,7 @@ static zq_err_t feed(zq_esp32_ws_t *c, uint64_t now, const uint8_t *data, size_t
     return ZQ_OK;
 }
 
-static zq_err_t transport_ended(zq_esp32_ws_t *c, uint64_t now, zq_esp32_ws_text_fn on_text,
+static zq_err_t transport_ended(zq_device_ws_t *c, uint64_t now, zq_device_ws_text_fn on_text,
                                 void *ctx, uint16_t *code)
 {
     ws_transport_closed(&c->ws);
@@ -166,8 +138,8 @@ static zq_err_t transport_ended(zq_esp32_ws_t *c, uint64_t now, zq_esp32_ws_text
     return err != ZQ_OK ? err : finish(c, WS_CLOSE_ABNORMAL, code);
 }
 
-zq_err_t zq_esp32_ws_service(zq_esp32_ws_t *c, uint64_t now, bool readable,
-                             zq_esp32_ws_text_fn on_text, void *ctx, uint16_t *code)
+zq_err_t zq_device_ws_service(zq_device_ws_t *c, uint64_t now, bool readable,
+                              zq_device_ws_text_fn on_text, void *ctx, uint16_t *code)
 {
     if (!c->open) {
         *code = WS_CLOSE_ABNORMAL;
@@ -191,12 +163,12 @@ zq_err_t zq_esp32_ws_service(zq_esp32_ws_t *c, uint64_t now, bool readable,
 }
 
 /* A failed write shows up as the socket's reset or end on the next service. */
-zq_err_t zq_esp32_ws_send_text(zq_esp32_ws_t *c, const char *text, size_t len)
+zq_err_t zq_device_ws_send_text(zq_device_ws_t *c, const char *text, size_t len)
 {
-    return c->open ? zq_bsd_ws_send_text(&c->ws, c->sock, text, len) : ZQ_ERR_CLOSED;
+    return c->open ? zq_ws_socket_send_text(&c->ws, c->sock, text, len) : ZQ_ERR_CLOSED;
 }
 
-void zq_esp32_ws_close(zq_esp32_ws_t *c)
+void zq_device_ws_close(zq_device_ws_t *c)
 {
     if (!c->open) {
         return;
