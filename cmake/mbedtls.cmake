@@ -70,7 +70,9 @@ add_library(zq_mbedtls STATIC ${_zq_mbedtls_sources})
 target_include_directories(zq_mbedtls SYSTEM PUBLIC
   "${ZQ_MBEDTLS_SOURCE_DIR}/include" "${PROJECT_SOURCE_DIR}/config")
 target_include_directories(zq_mbedtls PRIVATE "${ZQ_MBEDTLS_SOURCE_DIR}/library")
-target_compile_definitions(zq_mbedtls PUBLIC MBEDTLS_CONFIG_FILE="zq_mbedtls_config.h")
+set(ZQ_MBEDTLS_CONFIG "zq_mbedtls_config.h" CACHE STRING
+    "mbedTLS configuration header in config/ (the lwIP firmware: zq_mbedtls_lwip_config.h)")
+target_compile_definitions(zq_mbedtls PUBLIC MBEDTLS_CONFIG_FILE="${ZQ_MBEDTLS_CONFIG}")
 # What the tests and tools need (MD5 for RFC 5769's long-term credentials, readable errors, PEM):
 # wherever they are built, natively or for a qemu target (scripts/qemu-test), never on a device.
 if(ZQ_HOST)

@@ -1,0 +1,86 @@
+/**
+ * @file runner.h
+ * @brief The main loop of an lwIP board: one node (with a broker or without), its signalling
+ *        WebSocket and its UDP socket, fed to host/host.h, which drains every output of an
+ *        input (docs/design.md); this sends the datagrams and frames it then has.
+ *
+ * Every turn runs the board's network (zq_lwip_board_service()), reads each waiting datagram
+ * and signalling frame, runs the timers that are due, sends what the host has, and sleeps
+ * until the next interrupt (zq_lwip_board_idle()) when nothing came. The console gets one line
+ * per event a person running the board wants to see: joined, a peer connected (with its open
+ * time) or gone, mbedTLS's arena after each, signalling up and down.
+ *
+ * @code
+ * static zq_lwip_runner_t runner;        // large (node, WebSocket buffers): static
+ * zq_lwip_options_t opt = {.signal_url = "ws://192.0.2.1:8080/ws", .room = "r1", .broker = true};
+ * if (zq_lwip_runner_start(&runner, &opt, &callbacks, &app) == ZQ_OK) zq_lwip_runner_run(&runner);
+ * @endcode
+ */
+#ifndef ZQ_PORT_LWIP_RUNNER_H
+#define ZQ_PORT_LWIP_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "broker/brk.h"
+#include "host/host.h"
+#include "node/node.h"
+#include "port/ws/ws_device.h"
+#include "port/zq_port.h"
+#include "stack/dtls/dtls.h"
+
+typedef struct zq_lwip_runner zq_lwip_runner_t;
+
+typedef struct {
+    const char *signal_url;     /**< ws://IPv4[:port]/path of `zq signal` (copied) */
+    const char *room;           /**< the room (copied) */
+    uint16_t udp_port;          /**< the node's UDP port; 0 picks one */
+    bool broker;                /**< host a broker; false: the application reads the node */
+    uint32_t signal_timeout_ms; /**< connect and upgrade, each; 0: 5000 */
+    uint32_t reconnect_max_ms;  /**< the longest wait between tries; 0: host.h's 30000 */
+} zq_lwip_options_t;
+
+/** The application's side; every member may be NULL. @c host's callbacks get the
+ *  application's @p ctx, as zq_host_init() would give them. */
+typedef struct {
+    /** The node (and broker) are up, before any peer: start the application. A failure stops
+     *  the runner. */
+    zq_err_t (*on_start)(void *ctx, zq_lwip_runner_t *r, uint64_t now);
+    zq_host_callbacks_t host;
+} zq_lwip_callbacks_t;
+
+struct zq_lwip_runner {
+    zq_lwip_callbacks_t cb;
+    void *ctx;
+    char room[ZQ_SIG_ROOM_MAX + 1];
+    zq_device_url_t url;
+    zq_addr_t server;        /* the URL's host and port */
+    uint32_t signal_timeout_ms;
+    zq_rand_t rand;
+    dtls_identity_t identity;
+    dtls_context_t dtls;
+    node_t node;
+    brk_t brk;               /* initialised with zq_lwip_options_t.broker only */
+    bool with_broker;
+    zq_host_t host;
+    zq_device_ws_t ws;
+    zq_socket_t udp;
+    zq_addr_t local;         /* the UDP socket's address: the host candidate */
+    uint64_t started_ms;     /* zq_lwip_runner_start()'s clock */
+    bool joined;             /* the first welcome was logged */
+    uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
+};
+
+/** Makes the identity, opens the UDP socket on the board's address, starts the node, the
+ *  broker and the application, and makes the first try to reach the signalling server.
+ *  @return ZQ_OK, or why it cannot run (said on the console). */
+zq_err_t zq_lwip_runner_start(zq_lwip_runner_t *r, const zq_lwip_options_t *opt,
+                              const zq_lwip_callbacks_t *cb, void *ctx);
+
+/** One turn of the loop (see above). @return whether anything arrived (the caller may spin). */
+bool zq_lwip_runner_turn(zq_lwip_runner_t *r);
+
+/** Turns forever. */
+void zq_lwip_runner_run(zq_lwip_runner_t *r);
+
+#endif /* ZQ_PORT_LWIP_RUNNER_H */
