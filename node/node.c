@@ -3,6 +3,8 @@
 
 #include "node/node.h"
 
+#include "zq/log.h"
+
 /* Queues an event and returns it for extra fields; NULL when the queue is full (four per peer
  * between drains at most: a refusal means events were not drained, node_events_refused()). */
 static node_event_t *push_event(node_t *n, node_event_type_t type, uint8_t peer,
@@ -204,7 +206,10 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
      * the time from offer to open channel on a LAN). */
     cfg.ice.ta_ms = 5u * ZQ_NODE_MAX_PEERS;
     memset(np, 0, offsetof(node_peer_t, peer));
-    if (peer_init(&np->peer, &cfg) != ZQ_OK) {
+    zq_err_t err = peer_init(&np->peer, &cfg);
+    if (err != ZQ_OK) {
+        n->stats.peer_init_failed++;
+        ZQ_LOGW("node", "no connection to %s: %s", id, zq_strerror(err));
         return -1;
     }
     for (uint8_t h = 0; h < n->cfg.n_hosts; h++) {

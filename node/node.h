@@ -93,6 +93,7 @@ typedef struct {
     uint32_t rx_off_channel;   /**< messages on a channel that is not (or not yet) the room's */
     uint32_t waitlist_full;    /**< refused and not remembered: never told, never dialed */
     uint32_t refused_by_members; /**< `refused` frames from members full for now */
+    uint32_t peer_init_failed; /**< a slot was free but its connection could not start */
 } node_stats_t;
 
 /** A member left out for want of a slot (NODE_EVENT_PEER_REFUSED). */

@@ -361,7 +361,7 @@
  *  Unit: bytes.
  *  RAM: 1 byte per unit per peer (peer_t.sctp_recv_buf), and 1 per unit per peer of an echo
  *  service through ZQ_ECHO_PIECE_MAX's default.
- *  menuconfig: Capacities, "SCTP receive buffer per peer (bytes)", 1024..262144, default 2048. */
+ *  menuconfig: Capacities, "SCTP receive buffer per peer (bytes)", 2048..262144, default 2048. */
 #ifndef ZQ_PEER_RECV_BUFFER
 #define ZQ_PEER_RECV_BUFFER 16384
 #endif
@@ -919,6 +919,9 @@ _Static_assert((unsigned long long)ZQ_WS_MAX_MESSAGE < (1ULL << 62),
 /* Node and broker */
 _Static_assert(ZQ_NODE_WAITLIST >= 1 && ZQ_NODE_WAITLIST <= 255,
                "ZQ_NODE_WAITLIST: 1 to 255 members");
+_Static_assert(ZQ_PEER_SEND_BUFFER >= 2048 && ZQ_PEER_RECV_BUFFER >= 2048,
+               "SCTP buffers of at least 2 KiB (SCTP_MIN_BUFFER, RFC 9260 section 3.3.2, and a "
+               "packet of headroom)");
 _Static_assert(ZQ_BRK_FRAME_MAX >= 1024, "frames must hold at least a small envelope");
 _Static_assert(ZQ_BRK_FRAME_MAX <= ZQ_PEER_SEND_BUFFER / 2,
                "a frame must fit a peer's send buffer whole, with room to spare");

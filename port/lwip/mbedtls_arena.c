@@ -3,6 +3,7 @@
  * ZQ_LWIP_MBEDTLS_ARENA bytes (port/arena/arena.h). A request it cannot hold fails: mbedTLS
  * reports an allocation error, the handshake fails, the node tries again later. Nothing of
  * mbedTLS's reaches a C heap, and the image has none. */
+#include "mbedtls/platform.h" /* the configuration's prototypes of the two */
 #include "port/arena/arena.h"
 #include "port/lwip/zq_lwip.h"
 

@@ -117,3 +117,12 @@ zq_err_t zq_port_init(void)
     zq_log_set_sink(console_sink);
     return ZQ_OK;
 }
+
+uint32_t zq_lwip_rand32(void)
+{
+    uint32_t v = 0;
+    /* A failed draw (no entropy) leaves 0: lwIP's ISN and port choice still work, and the
+     * DRBG's refusal already stopped everything that needs secrecy. */
+    (void)drbg_fill(NULL, (unsigned char *)&v, sizeof v);
+    return v;
+}

@@ -41,7 +41,9 @@ static void log_node_event(zq_lwip_runner_t *r, uint64_t now, const node_event_t
         zq_lwip_printf("zq: peer %s gone%s%s", node_peer_id(&r->node, ev->peer),
                        ev->failure == PEER_FAIL_NONE ? "" : ": ",
                        ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure));
-        log_arena();
+        /* Its DTLS session is freed once its last datagrams went out (node_poll_transmit):
+         * the arena is reported at the end of this turn, after the outputs. */
+        r->arena_report_due = true;
     }
 }
 
@@ -191,6 +193,10 @@ bool zq_lwip_runner_turn(zq_lwip_runner_t *r)
     if (zq_host_next_timeout(&r->host) <= now) {
         zq_host_handle_timeout(&r->host, now); /* on_idle runs here at the app's deadline */
         send_outputs(r, now);
+    }
+    if (r->arena_report_due) {
+        r->arena_report_due = false;
+        log_arena();
     }
     return any;
 }

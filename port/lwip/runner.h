@@ -68,6 +68,7 @@ struct zq_lwip_runner {
     zq_addr_t local;         /* the UDP socket's address: the host candidate */
     uint64_t started_ms;     /* zq_lwip_runner_start()'s clock */
     bool joined;             /* the first welcome was logged */
+    bool arena_report_due;   /* a peer went: say the arena once its session is freed */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
 };
 

@@ -75,6 +75,9 @@ void zq_lwip_board_console(const char *text, size_t len);
 
 /* ---- What the port adds ------------------------------------------------------------------ */
 
+/** 32 random bits for lwIP (its LWIP_RAND(): TCP sequence numbers, local ports). */
+uint32_t zq_lwip_rand32(void);
+
 /** Datagrams a full UDP queue dropped, since boot (all sockets). */
 uint32_t zq_lwip_udp_dropped(void);
 

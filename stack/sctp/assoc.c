@@ -89,7 +89,7 @@ void sctp_reset_tcb(sctp_assoc_t *a)
 zq_err_t sctp_assoc_init(sctp_assoc_t *a, const sctp_config_t *cfg, uint8_t *send_buf,
                          size_t send_cap, uint8_t *recv_buf, size_t recv_cap)
 {
-    if (!valid_config(cfg) || send_cap < 4096 || recv_cap < 4096 || send_cap > 0x7FFFFFFF ||
+    if (!valid_config(cfg) || send_cap < SCTP_MIN_BUFFER || recv_cap < SCTP_MIN_BUFFER || send_cap > 0x7FFFFFFF ||
         recv_cap > 0x7FFFFFFF) {
         return ZQ_ERR_INVALID_ARG;
     }

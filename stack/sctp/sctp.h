@@ -120,6 +120,10 @@ typedef struct {
 
 #define SCTP_RELIABLE 0xFFFFu
 
+/** The smallest send or receive buffer: RFC 9260 §3.3.2 has no receiver advertise a window
+ *  (a_rwnd) below 1,500 bytes, and a sender must hold one full packet's chunk. */
+#define SCTP_MIN_BUFFER 1500u
+
 /** What was counted: every drop and every protocol oddity. */
 typedef struct {
     uint32_t rx_packets;
@@ -294,7 +298,7 @@ typedef struct {
 /**
  * Initialises @p a with the caller's buffers (borrowed for the association's life). The send
  * buffer bounds the bytes in flight plus queued; the receive buffer bounds what arrives out
- * of order (it is the advertised window). Both at least 4 KiB.
+ * of order (it is the advertised window). Both at least SCTP_MIN_BUFFER.
  */
 zq_err_t sctp_assoc_init(sctp_assoc_t *a, const sctp_config_t *cfg, uint8_t *send_buf,
                          size_t send_cap, uint8_t *recv_buf, size_t recv_cap);

@@ -255,6 +255,27 @@ static void message_larger_than_the_receive_buffer_arrives_in_pieces(void **stat
     assert_true(rx->pieces > 4 * 200);
 }
 
+static void buffers_below_the_smallest_window_are_refused(void **state)
+{
+    (void)state;
+    static uint8_t send_buf[SCTP_MIN_BUFFER];
+    static uint8_t recv_buf[SCTP_MIN_BUFFER];
+    static sctp_assoc_t assoc;
+    test_rand_t r;
+    sctp_config_t cfg;
+    sctp_config_default(&cfg);
+    cfg.rand = test_rand(&r, 13);
+    assert_int_equal(sctp_assoc_init(&assoc, &cfg, send_buf, sizeof send_buf, recv_buf,
+                                     sizeof recv_buf - 1),
+                     ZQ_ERR_INVALID_ARG);
+    assert_int_equal(sctp_assoc_init(&assoc, &cfg, send_buf, sizeof send_buf - 1, recv_buf,
+                                     sizeof recv_buf),
+                     ZQ_ERR_INVALID_ARG);
+    assert_int_equal(sctp_assoc_init(&assoc, &cfg, send_buf, sizeof send_buf, recv_buf,
+                                     sizeof recv_buf),
+                     ZQ_OK);
+}
+
 /* Streams @p size bytes on @p stream with sctp_send_part(), @p part bytes per call, waiting
  * for room as an application would; the last call may be empty when @p empty_last. */
 static uint32_t stream_message(uint16_t stream, size_t size, size_t part, bool empty_last,
@@ -301,6 +322,22 @@ static void message_larger_than_the_send_buffer_goes_in_parts(void **state)
     assert_int_equal(rx->bytes, 1024 * 1024);
     assert_int_equal(rx->crc, crc);
     assert_int_equal(rx->aborted, 0);
+}
+
+/* A device's buffers (tools/footprint/device_config.h: 2 KiB each way, what the firmware image
+ * runs with) carry a message far larger than either, whole and in order, under loss. */
+static void two_kilobyte_buffers_carry_messages_larger_than_themselves(void **state)
+{
+    (void)state;
+    sctp_pair_init_sizes(&pair, 12, (simnet_impairment_t){5, 1, 10, 10}, 2048, 2048, NULL);
+    sctp_pair_connect(&pair, true);
+    assert_true(sctp_pair_run(&pair, pair.now + 30000, established));
+    uint32_t crc = stream_message(3, 256 * 1024, 700, false, 3);
+    assert_true(sctp_pair_run(&pair, pair.now + 600000, all_acked));
+    const sctp_pair_stream_t *rx = &pair.end[1].rx[3];
+    assert_int_equal(rx->messages, 1);
+    assert_int_equal(rx->bytes, 256 * 1024);
+    assert_int_equal(rx->crc, crc);
 }
 
 static void last_part_may_be_empty(void **state)
@@ -1327,6 +1364,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(association_establishes_with_an_init_collision),
+        cmocka_unit_test(two_kilobyte_buffers_carry_messages_larger_than_themselves),
+        cmocka_unit_test(buffers_below_the_smallest_window_are_refused),
         cmocka_unit_test(association_establishes_when_one_side_connects),
         cmocka_unit_test(establishment_survives_loss),
         cmocka_unit_test(ordered_messages_on_several_streams_arrive_in_order),

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-const WATCHDOG_MS = 270_000; // under CTest's 300 s, so the logs still get printed
+const WATCHDOG_MS = 270_000; // under CTest's 300 s, so the logs still get printed (by default)
 let watchdog = null;
 
 export function assert(cond, message) {
@@ -69,9 +69,10 @@ export function printTails(logs, names, n) {
   }
 }
 
-/** Runs @p main under the watchdog; what it throws fails the run, after the logs are printed
- *  and @p shutdown stopped what runs. main ends with finish(). */
-export function drive(main, { printLogs, shutdown }) {
+/** Runs @p main under the watchdog (@p watchdogMs, under the test's CTest timeout); what it
+ *  throws fails the run, after the logs are printed and @p shutdown stopped what runs. main
+ *  ends with finish(). */
+export function drive(main, { printLogs, shutdown, watchdogMs = WATCHDOG_MS }) {
   const fail = async (what) => {
     console.log(what);
     printLogs();
@@ -79,7 +80,7 @@ export function drive(main, { printLogs, shutdown }) {
     process.exit(1);
   };
   watchdog = setTimeout(
-    () => fail(`FAIL watchdog: the run took longer than ${WATCHDOG_MS / 1000} s`), WATCHDOG_MS);
+    () => fail(`FAIL watchdog: the run took longer than ${watchdogMs / 1000} s`), watchdogMs);
   main().catch((e) => fail(`FAIL run: ${e.stack || e.message}`));
 }
 
