@@ -28,7 +28,7 @@ function(zq_fw_image name peers)
   target_include_directories(${core} PUBLIC ${ZQ_ROOT}/include ${ZQ_ROOT})
   target_compile_definitions(${core} PUBLIC ZQ_CONFIG_FILE="firmware/firmware_config.h")
   if(peers)
-    # On the command line, so every translation unit agrees (device_config.h defers to it).
+    # On the command line, so every translation unit agrees (zq_device_config.h defers to it).
     target_compile_definitions(${core} PUBLIC ZQ_NODE_MAX_PEERS=${peers})
   endif()
   # -g: no effect on code or data; scripts/firmware report names symbols' files (nm -l).

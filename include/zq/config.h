@@ -17,7 +17,7 @@
  *   RAM:         what one unit costs, and in which context (per peer, per node, ...); sizes of
  *                structures are x86-64 / Cortex-M4 with zq's defaults (scripts/sizes);
  *   menuconfig:  the ESP-IDF menu, prompt, range and default of the Kconfig symbol of the same
- *                name (the ESP32 default is the device's, tools/footprint/device_config.h);
+ *                name (the ESP32 default is the device's, config/zq_device_config.h);
  *                a feature switch's reads "<menu>, "<prompt>", bool, default y." and its
  *                Kconfig help states the price scripts/footprint measured for it
  *                (tools/footprint/feature_costs.json).

@@ -324,7 +324,7 @@ static void message_larger_than_the_send_buffer_goes_in_parts(void **state)
     assert_int_equal(rx->aborted, 0);
 }
 
-/* A device's buffers (tools/footprint/device_config.h: 2 KiB each way, what the firmware image
+/* A device's buffers (config/zq_device_config.h: 2 KiB each way, what the firmware image
  * runs with) carry a message far larger than either, whole and in order, under loss. */
 static void two_kilobyte_buffers_carry_messages_larger_than_themselves(void **state)
 {

@@ -10,8 +10,8 @@
  * then fails the build with "redefined" instead of silently disagreeing on a struct's size.
  * ZQ_NODE_MAX_PEERS can be set from the command line (the per-peer measurement does).
  */
-#ifndef ZQ_FOOTPRINT_DEVICE_CONFIG_H
-#define ZQ_FOOTPRINT_DEVICE_CONFIG_H
+#ifndef ZQ_DEVICE_CONFIG_H
+#define ZQ_DEVICE_CONFIG_H
 
 /* ---- Node: 4 peers on one interface (Wi-Fi station) --------------------------------------- */
 #ifndef ZQ_NODE_MAX_PEERS
@@ -81,4 +81,4 @@
 
 #define ZQ_LOG_LEVEL 0
 
-#endif /* ZQ_FOOTPRINT_DEVICE_CONFIG_H */
+#endif /* ZQ_DEVICE_CONFIG_H */
