@@ -311,10 +311,12 @@ zq_err_t sctp_handle_packet(sctp_assoc_t *a, uint64_t now, const uint8_t *packet
         a->stats.rx_malformed++;
     }
     if (had_data && a->state >= SCTP_STATE_ESTABLISHED) {
-        /* §6.2: SACK at least every second packet with DATA, at once on gaps/duplicates or
-         * when the window opened (rx/tracker.c). */
+        /* §6.2: SACK at least every second packet with DATA, at once on gaps/duplicates,
+         * when the window opened or when a small ring has no packet's room left
+         * (rx/tracker.c). */
         a->packets_since_sack++;
-        if (immediate_sack || a->packets_since_sack >= 2 || sctp_window_opened(a)) {
+        if (immediate_sack || a->packets_since_sack >= 2 || sctp_window_opened(a) ||
+            sctp_window_nearly_shut(a)) {
             a->sack_now = true;
         } else if (a->sack_at == ZQ_TIME_NEVER) {
             a->sack_at = a->now + a->cfg.sack_delay_ms;

@@ -251,6 +251,8 @@ uint32_t sctp_gap_reserve(const sctp_assoc_t *a);
 uint32_t sctp_window_hold(const sctp_assoc_t *a);
 uint32_t sctp_initial_rwnd(const sctp_assoc_t *a);
 bool sctp_window_opened(const sctp_assoc_t *a);
+/** Whether a small ring has less than a packet's room left: a SACK is due at once. */
+bool sctp_window_nearly_shut(const sctp_assoc_t *a);
 void sctp_deliver_waiting(sctp_assoc_t *a);
 void sctp_release_read(sctp_assoc_t *a);
 /* Drops everything received on @p stream that is not delivered (a reset or a restart). */

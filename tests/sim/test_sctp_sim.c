@@ -332,7 +332,7 @@ static void two_kilobyte_buffers_carry_messages_larger_than_themselves(void **st
     sctp_pair_init_sizes(&pair, 12, (simnet_impairment_t){5, 1, 10, 10}, 2048, 2048, NULL);
     sctp_pair_connect(&pair, true);
     assert_true(sctp_pair_run(&pair, pair.now + 30000, established));
-    uint32_t crc = stream_message(3, 256 * 1024, 700, false, 3);
+    uint32_t crc = stream_message(3, 256 * 1024, 1184, false, 3);
     assert_true(sctp_pair_run(&pair, pair.now + 600000, all_acked));
     const sctp_pair_stream_t *rx = &pair.end[1].rx[3];
     assert_int_equal(rx->messages, 1);

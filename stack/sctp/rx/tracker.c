@@ -157,8 +157,23 @@ uint32_t sctp_advertised_rwnd(const sctp_assoc_t *a)
  * packet of DATA, assoc.c). */
 bool sctp_window_opened(const sctp_assoc_t *a)
 {
+    /* A quarter of the ring or a packet, whichever is more, but never above half the ring:
+     * a 2 KiB ring (a device's) holds one packet, and waiting for a packet's worth of space
+     * after it was read would hold every window update back to the delayed SACK (RFC 1122
+     * 4.2.3.3's rule for TCP: min(buffer / 2, MSS)). */
     uint32_t step = a->in.cap / 4 > a->cfg.mtu ? a->in.cap / 4 : a->cfg.mtu;
+    step = step > a->in.cap / 2 ? (uint32_t)(a->in.cap / 2) : step;
     return a->state >= SCTP_STATE_ESTABLISHED && sctp_advertised_rwnd(a) >= a->last_rwnd + step;
+}
+
+/* A ring of a few packets (a device's 2 KiB) that this packet left without a packet's room:
+ * the sender can send nothing more until it hears, and no second packet will come to make the
+ * delayed SACK due, so each packet would wait out the delay (§6.2 allows a SACK at once). A
+ * larger ring keeps delaying: its window still holds packets, and zero-window probes (§6.1 A)
+ * are answered by the next SACK, not one each. */
+bool sctp_window_nearly_shut(const sctp_assoc_t *a)
+{
+    return a->in.cap < 4u * a->cfg.mtu && sctp_advertised_rwnd(a) < a->cfg.mtu;
 }
 
 /* The a_rwnd of INIT and INIT ACK (§3.3.2, §3.3.3): at least 1500, which usrsctp (browsers)

@@ -38,6 +38,13 @@ static void fill_record(sctp_assoc_t *a, out_rec_t *r, uint16_t stream, uint32_t
     memcpy(r + 1, data, len);
 }
 
+/* Nothing is in flight and nothing but the open message's held record waits to be sent: the
+ * ring's free space will not grow until more is queued. */
+static bool only_the_held_record_waits(const sctp_assoc_t *a)
+{
+    return a->flight == 0 && (a->unsent_off == SCTP_NO_OFFSET || a->unsent_off == a->part_tail);
+}
+
 /* Appends fragments of @p data in order: every one or none when @p all, else as many as fit.
  * The first gets BEGIN when @p begins; END is the caller's to set. Returns the bytes appended,
  * with @p first and @p last the offsets of the first and last records appended. */
@@ -51,6 +58,15 @@ static size_t append_fragments(sctp_assoc_t *a, uint16_t stream, uint32_t ppid,
     while (done < len) {
         size_t n = len - done < frag ? len - done : frag;
         uint32_t off = sctp_ring_alloc(&a->out, record_size(n));
+        if (off == SCTP_NO_OFFSET && !all && only_the_held_record_waits(a)) {
+            /* A part takes what room there is, in a shorter fragment, when no SACK will make
+             * more: a ring of two or three fragments (a device's 2 KiB) holding only the open
+             * message's held record may have no stretch a whole fragment fits, and that
+             * record leaves only once more of the message is queued behind it. */
+            uint32_t room = sctp_ring_largest_free(&a->out);
+            n = room > record_size(0) && room - record_size(0) < n ? room - record_size(0) : n;
+            off = sctp_ring_alloc(&a->out, record_size(n));
+        }
         if (off == SCTP_NO_OFFSET) {
             if (all) {
                 a->out = saved;
