@@ -40,10 +40,16 @@ uint64_t zq_lwip_board_now_ms(void)
     return board_now_ms();
 }
 
-void zq_lwip_board_service(void)
+/* A few frames per turn: the runner reads their datagrams before the next ones come in, so
+ * the port's UDP queue (ZQ_LWIP_UDP_QUEUE) never overflows while the controller's FIFO holds
+ * the rest of a burst. */
+#define FRAMES_PER_SERVICE 4
+
+bool zq_lwip_board_service(void)
 {
-    board_net_poll(&netif);
+    size_t frames = board_net_poll(&netif, FRAMES_PER_SERVICE);
     sys_check_timeouts();
+    return frames > 0;
 }
 
 void zq_lwip_board_idle(void)
@@ -197,6 +203,23 @@ static bool start_network(void)
     return true;
 }
 
+/* Each open peer's SCTP state: what a stalled transfer shows first. */
+static void report_peers(void)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        const node_peer_t *np = &runner.node.peers[i];
+        if (!np->used) {
+            continue;
+        }
+        const sctp_assoc_t *a = &np->peer.sctp;
+        zq_lwip_printf("firmware: peer %s: sctp flight %u cwnd %u peer window %u, our ring %u "
+                       "of %u used, %u waiting, %u to retransmit, blocked %d, rto %u",
+                       np->id, (unsigned)a->flight, (unsigned)a->cwnd, (unsigned)a->peer_rwnd,
+                       (unsigned)a->in.used, (unsigned)a->in.cap, (unsigned)a->n_waiting,
+                       (unsigned)a->n_rtx, a->blocked ? 1 : 0, (unsigned)a->rto);
+    }
+}
+
 static void report(uint64_t now)
 {
     if (now < next_report) {
@@ -209,6 +232,7 @@ static void report(uint64_t now)
                    "%u udp drops",
                    (unsigned)board_stack_high_water(), (unsigned)board_stack_size(),
                    (unsigned)st.in_use, (unsigned)st.peak, (unsigned)zq_lwip_udp_dropped());
+    report_peers();
 }
 
 int main(void)

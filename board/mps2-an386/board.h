@@ -60,8 +60,10 @@ void board_led(bool on);
 void board_set_mac(const uint8_t mac[6]);
 /** netif_add()'s init: resets the LAN9118, sets its MAC address, enables RX and TX. */
 err_t board_netif_init(struct netif *nif);
-/** Hands every frame the controller received to lwIP (netif->input). */
-void board_net_poll(struct netif *nif);
+/** Hands up to @p max_frames of the frames the controller received to lwIP (netif->input);
+ *  the rest wait in its FIFO (about 10 KiB), which is the board's back-pressure: a caller that
+ *  takes a few at a time and consumes them drops nothing a burst brings. @return how many. */
+size_t board_net_poll(struct netif *nif, size_t max_frames);
 void board_net_stats(board_net_stats_t *out);
 
 /** The main stack's size and the most of it ever used (the stack is painted at reset). */

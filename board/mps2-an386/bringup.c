@@ -77,7 +77,7 @@ int main(void)
     say("\n");
     uint64_t next = 0;
     for (;;) {
-        board_net_poll(&netif);
+        (void)board_net_poll(&netif, 8);
         sys_check_timeouts();
         if (board_now_ms() >= next) {
             next = board_now_ms() + 5000u;

@@ -177,10 +177,11 @@ static void read_frame(struct pbuf *p, uint32_t words, uint32_t keep)
     }
 }
 
-void board_net_poll(struct netif *nif)
+size_t board_net_poll(struct netif *nif, size_t max_frames)
 {
+    size_t n = 0;
     /* RX_FIFO_INF bits 23:16: statuses waiting, one per frame (5.3.27). */
-    while ((RX_FIFO_INF >> 16 & 0xffu) != 0) {
+    for (; n < max_frames && (RX_FIFO_INF >> 16 & 0xffu) != 0; n++) {
         uint32_t status = RX_STATUS_FIFO;
         uint32_t len = status >> 16 & 0x3fffu; /* with the FCS */
         uint32_t words = (len + 3u) / 4u;
@@ -198,4 +199,5 @@ void board_net_poll(struct netif *nif)
         }
         stats.rx_frames++;
     }
+    return n;
 }

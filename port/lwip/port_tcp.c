@@ -111,7 +111,7 @@ static zq_err_t wait_connected(tcp_socket_t *s, uint64_t deadline)
         if (zq_port_now_ms() >= deadline) {
             return ZQ_ERR_TIMEOUT;
         }
-        zq_lwip_board_service();
+        (void)zq_lwip_board_service();
         if (!s->connected && !s->ended) {
             zq_lwip_board_idle();
         }
@@ -231,7 +231,7 @@ zq_err_t zq_port_tcp_wait(zq_socket_t sock, bool write, uint64_t deadline)
         return ZQ_ERR_IO;
     }
     for (;;) {
-        zq_lwip_board_service();
+        (void)zq_lwip_board_service();
         if (ready(s, write)) {
             return ZQ_OK;
         }

@@ -181,8 +181,8 @@ static bool read_udp(zq_lwip_runner_t *r)
 
 bool zq_lwip_runner_turn(zq_lwip_runner_t *r)
 {
-    zq_lwip_board_service();
-    bool any = read_udp(r);
+    bool any = zq_lwip_board_service();
+    any = read_udp(r) || any;
     uint64_t now = zq_port_now_ms();
     service_signal(r, now);
     send_outputs(r, now);

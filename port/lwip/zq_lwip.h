@@ -9,7 +9,7 @@
  * | function                    | what the board does                                          |
  * |-----------------------------|--------------------------------------------------------------|
  * | zq_lwip_board_now_ms()      | its millisecond clock (SysTick)                               |
- * | zq_lwip_board_service()     | received frames into lwIP (netif->input), lwIP's timers      |
+ * | zq_lwip_board_service()     | received frames (a few) into lwIP (netif->input), its timers |
  * | zq_lwip_board_idle()        | sleeps until the next interrupt (WFI): the loop has no work  |
  * | zq_lwip_board_entropy()     | true random bytes: its TRNG (the one place a board plugs it) |
  * | zq_lwip_board_console()     | a line of text to its console (a UART)                       |
@@ -66,7 +66,8 @@
 /* ---- What the board defines ------------------------------------------------------------- */
 
 uint64_t zq_lwip_board_now_ms(void);
-void zq_lwip_board_service(void);
+/** @return whether any frame came in (more may wait: the runner turns again at once). */
+bool zq_lwip_board_service(void);
 void zq_lwip_board_idle(void);
 /** Fills @p out with @p len true random bytes. @return 0, or non-zero when the source has
  *  none (the DRBG then refuses to run: no key is ever made from a guess). */

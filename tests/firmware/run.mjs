@@ -19,7 +19,7 @@
 //
 // Figures (boot to joined, offer to open, round trips, the firmware's stack high-water mark)
 // are printed, never asserted. ZQ_BROWSER_KEEP=1 keeps the logs; ZQ_FIRMWARE_CYCLES=N runs N
-// cycles in b (100).
+// cycles in b (100); ZQ_FIRMWARE_GROUPS=a,b runs only those groups (by name, for debugging).
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
@@ -43,6 +43,7 @@ const SIZES = [0, 1, 1000, 16383, 16384, 65535, 65536, 131072]; // + the negotia
 const EXPECTED_MAX = 262144; // the firmware's a=max-message-size (ZQ_PEER_MAX_MESSAGE)
 const CYCLES = Number(process.env.ZQ_FIRMWARE_CYCLES || 100);
 const FLOOD = 5000; // garbage datagrams
+const ONLY = process.env.ZQ_FIRMWARE_GROUPS?.split(','); // e.g. "page dials,devices" (all)
 
 const logs = mkdtempSync(join(tmpdir(), 'zq-firmware-logs-'));
 const profile = mkdtempSync(join(tmpdir(), 'zq-firmware-profile-'));
@@ -73,8 +74,13 @@ function start(name, cmd, args) {
     for (const w of p.waiters.splice(0)) w();
     res(p.exited);
   }));
+  // Whole lines only: a console line may come in several chunks (QEMU writes as the UART
+  // does, a byte at a time).
+  const rest = { out: '', err: '' };
   const take = (stream) => (chunk) => {
-    for (const raw of chunk.toString().split('\n')) {
+    const parts = (rest[stream] + chunk.toString()).split('\n');
+    rest[stream] = parts.pop();
+    for (const raw of parts) {
       const line = raw.replace(/\r$/, '');
       if (!line) continue;
       p.lines.push({ line, at: Date.now() });
@@ -104,6 +110,11 @@ async function waitLine(p, re, ms = 10000, from = 0) {
       setTimeout(r, Math.min(left, 200));
     });
   }
+}
+
+/** Stops every emulated board still running (a failed step leaves its tap taken). */
+async function stopFirmwares() {
+  for (const p of [...children]) if (p.name.startsWith('firmware-')) await stop(p);
 }
 
 async function stop(p) {
@@ -217,7 +228,11 @@ async function pageDials() {
   const tag = 'page dials';
   const page = await echoPage('fw-page-dials');
   await page.evaluate(() => window.zqTest.join());
-  const fw = await boot('firmware-page-dials', BOARDS[0], 'echo', 'fw-page-dials');
+  const fw = await boot('firmware-page-dials', BOARDS[0], 'echo', 'fw-page-dials')
+    .catch(async (e) => {
+      await stopFirmwares();
+      throw e;
+    });
   if (await check(`${tag}: channel opens (Chromium offers, the firmware answers)`,
     () => opened(page, fw, tag, 'offerer'))) {
     await check(`${tag}: 1000 text messages round trip in order`, () => sequence(page, tag, 1000));
@@ -461,12 +476,13 @@ async function main() {
   ['devices', async () => {
     if (echoFw) await stop(echoFw);
     await devices();
-  }]]) {
+  }]].filter(([n]) => !ONLY || ONLY.includes(n))) {
     try {
       await group();
     } catch (e) {
       checks.failed++;
       console.log(`FAIL ${name}: ${e.message}`);
+      if (name !== 'firmware dials' || !echoFw) await stopFirmwares();
     }
   }
   await finish(checks, { shutdown, printLogs, logs, temp: [profile, site], before: () => {
