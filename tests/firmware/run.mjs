@@ -127,6 +127,23 @@ async function stop(p) {
 }
 
 let signalUrl = null;
+const boards = []; // every firmware booted, for the run's arena and stack figures
+
+/** The highest arena peak and stack high-water mark any board reported. */
+function boardPeaks() {
+  let arena = 0;
+  let stack = 0;
+  for (const b of boards) {
+    for (const { line } of b.lines) {
+      const a = line.match(/^zq: arena \d+ in use, peak (\d+) of/);
+      const h = line.match(/^firmware: stack high-water (\d+) of/);
+      if (a) arena = Math.max(arena, Number(a[1]));
+      if (h) stack = Math.max(stack, Number(h[1]));
+    }
+  }
+  return `arena peak ${arena} B, stack high-water ${stack} B (scripts/firmware report ` +
+    `--arena-peak ${arena} --stack-peak ${stack})`;
+}
 let base = null;
 
 /** Boots a firmware image on board @p b with @p app in @p room; resolves once it joined. */
@@ -136,6 +153,7 @@ async function boot(name, b, app, room, extra = []) {
     '--room', room, ...extra]);
   const node = await waitLine(fw, /^zq: node on [0-9.]+:(\d+), identity made (\d+) ms/, 60000);
   fw.udpPort = Number(node.m[1]);
+  boards.push(fw);
   const joined = await waitLine(fw, /^zq: joined room '.*' as (\S+), (\d+) ms after start/, 60000);
   fw.id = joined.m[1];
   const booted = await waitLine(fw, /^firmware: zq on \S+, booted in (\d+) ms/, 1000);
@@ -326,14 +344,20 @@ async function badFrames(room, target) {
     { type: 'ice_candidate', peerId: target, candidate: { candidate: 'candidate:x 1 udp' } },
     { type: 'ice_candidate', peerId: target, candidate: 'not an object' },
   ];
-  const ws = new WebSocket(signalUrl);
-  await new Promise((res, rej) => { ws.onopen = res; ws.onerror = () => rej(new Error('ws')); });
-  ws.send(JSON.stringify({ type: 'join', topicId: room }));
-  await sleep(300);
-  for (const f of frames) ws.send(JSON.stringify(f));
-  ws.send('{"type":"offer","peerId":"' + target + '","sdp":{"type":"offer","sdp":"v=0'); // cut
-  await sleep(1000);
-  ws.close();
+  // From a page (Node 20 has no WebSocket): a member of its own, not the echo page's.
+  const page = await openPage('bad-frames', '/echo/echo.html?room=none');
+  await page.evaluate(async ([url, r, list, cut]) => {
+    const ws = new WebSocket(url);
+    await new Promise((res, rej) => { ws.onopen = res; ws.onerror = () => rej(new Error('ws')); });
+    ws.send(JSON.stringify({ type: 'join', topicId: r }));
+    await new Promise((res) => setTimeout(res, 300));
+    for (const f of list) ws.send(JSON.stringify(f));
+    ws.send(cut);
+    await new Promise((res) => setTimeout(res, 1000));
+    ws.close();
+  }, [signalUrl, room, frames,
+    '{"type":"offer","peerId":"' + target + '","sdp":{"type":"offer","sdp":"v=0']);
+  await page.close();
   return frames.length + 1;
 }
 
@@ -391,7 +415,7 @@ function cli(name, args, ms = 30000) {
 async function devices() {
   const sensor = await boot('firmware-sensor', BOARDS[0], 'sensor', 'fw-devices');
   const actuator = await boot('firmware-actuator', BOARDS[1], 'actuator', 'fw-devices');
-  const dash = await openPage('dashboard', '/');
+  const dash = await openPage('dashboard', '/?room=fw-devices');
   await check('devices: the dashboard lists sensor-1 and actuator-1 open', async () => {
     for (const n of ['sensor-1', 'actuator-1']) {
       await dash.waitForSelector(`#peers tr[data-name="${n}"][data-state="open"]`,
@@ -424,24 +448,29 @@ async function devices() {
     assert(s && ['sensor', 'actuator'].includes(s.kind), JSON.stringify(s));
     return JSON.stringify(s);
   });
-  await check('devices: the dashboard shows the LED on', async () => {
-    await dash.waitForFunction(() => document.body.innerText.includes('LED on'), null,
-      { timeout: 15000 });
+  await check('devices: the dashboard switches the LED and shows its state', async () => {
+    const topic = '[data-topic="actuators.actuator-1.led"] [data-field="value"]';
+    await dash.click('[data-action="led-off"]');
+    await dash.waitForFunction((sel) => document.querySelector(sel)?.textContent ===
+      '{"on":false}', topic, { timeout: 15000 });
+    await waitLine(actuator, /^firmware: LED off/, 5000);
+    return 'LED off from its button: the topic shows {"on":false}, the board\'s console LED off';
   });
   await page.close();
   await check('devices: a zq host node over the mesh: sub, pub (QoS 1), put, req', async () => {
     const sub = await cli('zq-sub', ['sub', 'sensors.#', '--count', '1']);
     assert(sub.ex.code === 0 && sub.out.some((l) => l.includes('temperature')),
       `zq sub: exit ${JSON.stringify(sub.ex)}, ${sub.out.slice(-3).join(' | ')}`);
-    const pub = await cli('zq-pub', ['pub', 'cmd.led', 'off', '--qos', '1', '--wait-peers', '2']);
+    const from = actuator.lines.length;
+    const pub = await cli('zq-pub', ['pub', 'cmd.led', 'on', '--qos', '1', '--wait-peers', '2']);
     assert(pub.ex.code === 0, `zq pub: exit ${JSON.stringify(pub.ex)}`);
-    await waitLine(actuator, /^firmware: LED off/, 5000);
+    await waitLine(actuator, /^firmware: LED on/, 5000, from);
     const put = await cli('zq-put', ['put', 'jobs', '{"from":"zq put"}']);
     assert(put.ex.code === 0, `zq put: exit ${JSON.stringify(put.ex)}`);
     const req = await cli('zq-req', ['req', 'status', '{}']);
     assert(req.ex.code === 0 && req.out.some((l) => l.includes('"kind"')),
       `zq req: exit ${JSON.stringify(req.ex)}, ${req.out.slice(-2).join(' | ')}`);
-    return `telemetry, LED off, job done, ${req.out.find((l) => l.includes('"kind"'))}`;
+    return `telemetry, LED on, job done, ${req.out.find((l) => l.includes('"kind"'))}`;
   });
   await dash.close();
   for (const fw of [sensor, actuator]) {
@@ -486,6 +515,7 @@ async function main() {
     }
   }
   await finish(checks, { shutdown, printLogs, logs, temp: [profile, site], before: () => {
+    figure('every board', boardPeaks());
     console.log('\nfigures (measured, never asserted):');
     for (const f of figures) console.log(`  ${f}`);
   } });

@@ -69,7 +69,9 @@ def part_of(origin, section):
     return "other"
 
 
-def parse(path):
+def parse(path, classify=None):
+    """Sizes by part and kind; @p classify(origin, section) names the part (part_of)."""
+    classify = classify or part_of
     sizes = {}
     kind = None
     pending = None  # an input section name whose address and size are on the next line
@@ -96,7 +98,7 @@ def parse(path):
                 continue
             m = INPUT.match(line)
             if m and pending is not None:
-                add(sizes, part_of(m.group(3), pending), in_kind(pending, kind),
+                add(sizes, classify(m.group(3), pending), in_kind(pending, kind),
                     int(m.group(2), 16))
                 pending = None
                 continue
@@ -105,7 +107,7 @@ def parse(path):
                 if len(fields) == 1:
                     pending = fields[0]
                 elif len(fields) >= 4 and fields[1].startswith("0x") and fields[2].startswith("0x"):
-                    add(sizes, part_of(" ".join(fields[3:]), fields[0]), in_kind(fields[0], kind),
+                    add(sizes, classify(" ".join(fields[3:]), fields[0]), in_kind(fields[0], kind),
                         int(fields[2], 16))
                     pending = None
             else:
