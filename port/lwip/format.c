@@ -232,12 +232,3 @@ int zq_vsnprintf(char *out, size_t cap, const char *fmt, va_list ap)
     }
     return s.len > INT32_MAX ? INT32_MAX : (int)s.len;
 }
-
-int zq_snprintf(char *out, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = zq_vsnprintf(out, cap, fmt, ap);
-    va_end(ap);
-    return n;
-}

@@ -1,6 +1,6 @@
 /**
  * @file format.h
- * @brief snprintf() without the C library's: newlib-nano's formatter references malloc and
+ * @brief vsnprintf() without the C library's: newlib-nano's formatter references malloc and
  *        realloc (for asprintf's growing buffers), so an image that calls its snprintf links
  *        the C heap. The lwIP port's images take these instead (libc_format.c defines
  *        snprintf and vsnprintf over them), and so link no heap at all.
@@ -18,10 +18,5 @@
 #include <stddef.h>
 
 int zq_vsnprintf(char *out, size_t cap, const char *fmt, va_list ap);
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-int zq_snprintf(char *out, size_t cap, const char *fmt, ...);
 
 #endif /* ZQ_PORT_LWIP_FORMAT_H */

@@ -242,6 +242,19 @@ async function closeAndReopen(page, fw, tag) {
 
 // ---- a. echo, both directions --------------------------------------------------------------------
 
+/** The checks of one direction, the page being the @p role. */
+async function echoChecks(page, fw, tag, role) {
+  const who = role === 'offerer' ? 'Chromium offers, the firmware answers'
+    : 'the firmware offers, Chromium answers';
+  if (await check(`${tag}: channel opens (${who})`, () => opened(page, fw, tag, role))) {
+    await check(`${tag}: 1000 text messages round trip in order`, () => sequence(page, tag, 1000));
+    await sizes(page, tag);
+    await closeAndReopen(page, fw, tag);
+  } else {
+    skip(`${tag}: messages, sizes, close`, 'the channel never opened');
+  }
+}
+
 async function pageDials() {
   const tag = 'page dials';
   const page = await echoPage('fw-page-dials');
@@ -251,14 +264,7 @@ async function pageDials() {
       await stopFirmwares();
       throw e;
     });
-  if (await check(`${tag}: channel opens (Chromium offers, the firmware answers)`,
-    () => opened(page, fw, tag, 'offerer'))) {
-    await check(`${tag}: 1000 text messages round trip in order`, () => sequence(page, tag, 1000));
-    await sizes(page, tag);
-    await closeAndReopen(page, fw, tag);
-  } else {
-    skip(`${tag}: messages, sizes, close`, 'the channel never opened');
-  }
+  await echoChecks(page, fw, tag, 'offerer');
   await page.close();
   await stop(fw);
 }
@@ -268,14 +274,7 @@ async function zqDials() {
   const fw = await boot('firmware-echo', BOARDS[0], 'echo', 'fw-echo');
   const page = await echoPage('fw-echo');
   await page.evaluate(() => window.zqTest.join());
-  if (await check(`${tag}: channel opens (the firmware offers, Chromium answers)`,
-    () => opened(page, fw, tag, 'answerer'))) {
-    await check(`${tag}: 1000 text messages round trip in order`, () => sequence(page, tag, 1000));
-    await sizes(page, tag);
-    await closeAndReopen(page, fw, tag);
-  } else {
-    skip(`${tag}: messages, sizes, close`, 'the channel never opened');
-  }
+  await echoChecks(page, fw, tag, 'answerer');
   await page.close();
   return fw;
 }
