@@ -251,7 +251,7 @@ static bool start_member(bench_member_t *m, unsigned index, bool broker)
 
 static bool join(bench_member_t *m)
 {
-    if (sig_router_connect(&bench_pair.router, bench_pair_now(), NULL, &m->client) != ZQ_OK) {
+    if (sig_router_connect(&bench_pair.router, bench_pair_now(), 0, NULL, &m->client) != ZQ_OK) {
         return false;
     }
     node_signal_connected(&m->node);

@@ -30,6 +30,7 @@ typedef struct {
     const char *room;
     uint32_t duration_s; /* 0: until a signal */
     bool verbose;        /* the devices say who they meet */
+    bool open;           /* zq signal --open: listen beyond loopback with rooms open to all */
 } demo_options_t;
 
 typedef struct {
@@ -50,7 +51,8 @@ static void on_stop_signal(int sig)
 void zq_cmd_demo_help(FILE *out)
 {
     (void)fputs(
-        "usage: zq demo [--listen ADDR] [--web DIR] [--room NAME] [--duration S] [--verbose]\n"
+        "usage: zq demo [--listen ADDR [--open]] [--web DIR] [--room NAME] [--duration S]\n"
+        "               [--verbose]\n"
         "\n"
         "Starts the signalling server with the dashboard (zq signal) and two simulated devices\n"
         "running the device code (zq device): sensor-1 publishing temperature, humidity and\n"
@@ -59,6 +61,8 @@ void zq_cmd_demo_help(FILE *out)
         "\n"
         "options:\n"
         "  --listen ADDR   where zq signal listens (default 127.0.0.1:8080)\n"
+        "  --open          needed with an ADDR beyond loopback (0.0.0.0:8080, for a board on\n"
+        "                  the LAN): every room is then open to anyone who reaches the port\n"
         "  --web DIR       the dashboard's files (default: the web/ folder of this source tree)\n"
         "  --room NAME     the room (default default-topic, ZeroQ's default)\n"
         "  --duration S    stop after S seconds (default: at Ctrl-C or SIGTERM)\n"
@@ -87,6 +91,10 @@ static int parse_options(int argc, char **argv, demo_options_t *o)
             o->verbose = true;
             continue;
         }
+        if (strcmp(argv[i], "--open") == 0) {
+            o->open = true;
+            continue;
+        }
         if (zq_cli_take_value(argc, argv, &i, "--listen", &v)) {
             o->listen = v;
         } else if (zq_cli_take_value(argc, argv, &i, "--web", &v)) {
@@ -105,6 +113,14 @@ static int parse_options(int argc, char **argv, demo_options_t *o)
         if (v == NULL) {
             return zq_cli_usage_error(DEMO_CMD, "%s needs a value", argv[i]);
         }
+    }
+    zq_addr_t where;
+    if (!o->open && zq_cli_parse_addr(o->listen, 8080, &where) == ZQ_OK &&
+        !zq_addr_is_loopback(&where)) {
+        return zq_cli_usage_error(DEMO_CMD,
+                                  "--listen %s reaches beyond this host and the demo's rooms "
+                                  "have no tokens: say --open to let anyone who reaches it in",
+                                  o->listen);
     }
     struct stat st;
     if (stat(o->web, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -142,10 +158,16 @@ static pid_t start_signal(const demo_options_t *o)
     if (pipe(fds) != 0) {
         return -1;
     }
-    char *argv[] = {"zq", "signal", "--listen", (char *)o->listen, "--web", (char *)o->web, NULL};
-    if (o->web == NULL) {
-        argv[4] = NULL;
+    char *argv[8] = {"zq", "signal", "--listen", (char *)o->listen};
+    size_t argc = 4;
+    if (o->open) {
+        argv[argc++] = "--open";
     }
+    if (o->web != NULL) {
+        argv[argc++] = "--web";
+        argv[argc++] = (char *)o->web;
+    }
+    argv[argc] = NULL;
     pid_t pid = spawn(argv, fds[1]);
     close(fds[1]);
     char line[256];

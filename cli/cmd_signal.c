@@ -4,9 +4,11 @@
 #include "cli/cmd_signal.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -17,6 +19,8 @@
 #define DEFAULT_IDLE_S 45
 #define MAX_ORIGINS 16
 #define KEY_MAX 1024
+#define DEFAULT_TOKEN_TTL_S 86400u
+#define MAX_TOKEN_TTL_S (366u * 86400u)
 
 typedef struct {
     const char *listen;
@@ -26,14 +30,16 @@ typedef struct {
     const char *key_file;
     const char *idle;
     const char *print_token;
+    const char *token_ttl;
+    bool open; /* --open: a non-loopback address without a token key, on purpose */
 } signal_options_t;
 
 void zq_cmd_signal_help(FILE *out)
 {
     (void)fputs(
         "usage: zq signal [--listen ADDR] [--web DIR] [--allow-origin ORIGIN]...\n"
-        "                 [--token-key-file FILE] [--idle-timeout SECONDS]\n"
-        "       zq signal --print-token ROOM --token-key-file FILE\n"
+        "                 [--token-key-file FILE | --open] [--idle-timeout SECONDS]\n"
+        "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
         "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
         "port it serves:\n"
@@ -42,14 +48,19 @@ void zq_cmd_signal_help(FILE *out)
         "                 a join tells the room's earlier members peer_joined, so one side of\n"
         "                 each pair dials; offers, answers and candidates go to the addressed\n"
         "                 member with peerId rewritten to the sender; leaving says peer_left\n"
-        "  /api/topics    JSON lists of the topic and queue names ZeroQ clients announced\n"
-        "  /api/queues\n"
+        "  /api/topics    JSON lists of the topic and queue names that members of a room\n"
+        "  /api/queues    announced, gone when they leave: ?room=ROOM (&token=TOKEN with a\n"
+        "                 token key); an open server without ?room= lists every room's.\n"
+        "                 Same Origin rule as the WebSocket\n"
         "  anything else  a file under --web DIR (index.html for a directory), or 404\n"
         "\n"
         "It prints 'zq signal: listening on http://ADDR (WebSocket at /ws)' once it listens,\n"
         "logs each client's connect, join and leave to stderr, pings clients every third of\n"
         "the idle timeout, and runs until SIGINT or SIGTERM, when clients hear close 1001.\n"
         "Plain ws:// and http:// only: put a TLS reverse proxy in front for wss://.\n"
+        "\n"
+        "On an address other than loopback (127.0.0.0/8, ::1) it starts only with a token key,\n"
+        "or with --open: anyone who reaches the port could otherwise join any room.\n"
         "\n"
         "options:\n"
         "  --listen ADDR          IP:PORT to listen on (default 127.0.0.1:8080, ZeroQ's\n"
@@ -58,10 +69,15 @@ void zq_cmd_signal_help(FILE *out)
         "  --allow-origin ORIGIN  accept WebSocket upgrades only from pages of ORIGIN, e.g.\n"
         "                         http://localhost:5173 (repeatable; others get 403). Requests\n"
         "                         without an Origin come from programs, not pages: allowed\n"
-        "  --token-key-file FILE  require a room token on joins: ws://HOST/ws?token=HEX, where\n"
-        "                         HEX is HMAC-SHA256(key, room) and the key is FILE's bytes\n"
-        "                         (less one trailing newline)\n"
+        "  --token-key-file FILE  require a room token on joins: ws://HOST/ws?token=TOKEN,\n"
+        "                         TOKEN = EXPIRY.MAC, EXPIRY the Unix second it stops\n"
+        "                         working, MAC hex HMAC-SHA256(key, \"zq-room-token-v1\\n\"\n"
+        "                         ROOM \"\\n\" EXPIRY); the key is FILE's bytes (less one\n"
+        "                         trailing newline)\n"
+        "  --open                 listen beyond loopback with no token key: every room open\n"
         "  --print-token ROOM     print ROOM's token under --token-key-file's key, and exit\n"
+        "  --token-ttl SECONDS    how long a printed token works (default 86400, a day;\n"
+        "                         at most 31622400)\n"
         "  --idle-timeout SECONDS close clients silent this long, pongs included (default 45)\n"
         "  --help                 show this help\n"
         "\n"
@@ -88,6 +104,8 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
         o->key_file = value;
     } else if (strcmp(name, "--idle-timeout") == 0) {
         o->idle = value;
+    } else if (strcmp(name, "--token-ttl") == 0) {
+        o->token_ttl = value;
     } else {
         o->print_token = value;
     }
@@ -98,11 +116,15 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
 {
     static const char *const with_value[] = {"--listen", "--web", "--allow-origin",
                                              "--token-key-file", "--idle-timeout",
-                                             "--print-token"};
+                                             "--print-token", "--token-ttl"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
         return ZQ_CLI_EXIT_OK;
+    }
+    if (strcmp(arg, "--open") == 0) {
+        o->open = true;
+        return -1;
     }
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
         const char *value;
@@ -127,6 +149,12 @@ static int parse_options(int argc, char **argv, signal_options_t *o)
     }
     if (o->print_token != NULL && o->key_file == NULL) {
         return zq_cli_usage_error("signal", "--print-token needs --token-key-file");
+    }
+    if (o->token_ttl != NULL && o->print_token == NULL) {
+        return zq_cli_usage_error("signal", "--token-ttl goes with --print-token");
+    }
+    if (o->open && o->key_file != NULL) {
+        return zq_cli_usage_error("signal", "--open and --token-key-file contradict each other");
     }
     return -1;
 }
@@ -188,9 +216,16 @@ static int print_token(const signal_options_t *o)
     if (room_len == 0 || room_len > ZQ_SIG_ROOM_MAX) {
         return zq_cli_usage_error("signal", "a room name has 1 to %d bytes", ZQ_SIG_ROOM_MAX);
     }
-    char hex[65];
-    sig_room_token(key, key_len, o->print_token, hex);
-    (void)printf("%s\n", hex);
+    uint32_t ttl = DEFAULT_TOKEN_TTL_S;
+    if (o->token_ttl != NULL &&
+        zq_cli_parse_u32(o->token_ttl, 1, MAX_TOKEN_TTL_S, &ttl) != ZQ_OK) {
+        return zq_cli_usage_error("signal", "--token-ttl wants 1 to %u seconds, not '%s'",
+                                  MAX_TOKEN_TTL_S, o->token_ttl);
+    }
+    char token[SIG_TOKEN_TEXT_MAX + 1];
+    time_t now = time(NULL);
+    sig_room_token(key, key_len, o->print_token, (uint64_t)(now > 0 ? now : 0) + ttl, token);
+    (void)printf("%s\n", token);
     return ZQ_CLI_EXIT_OK;
 }
 
@@ -201,6 +236,14 @@ static int configure(const signal_options_t *o, signal_settings_t *s)
     const char *text = o->listen != NULL ? o->listen : "127.0.0.1:8080";
     if (zq_cli_parse_addr(text, SIGNAL_DEFAULT_PORT, &s->listen) != ZQ_OK) {
         return zq_cli_usage_error("signal", "--listen wants IP[:PORT], not '%s'", text);
+    }
+    if (!zq_addr_is_loopback(&s->listen) && o->key_file == NULL && !o->open) {
+        return zq_cli_usage_error(
+            "signal",
+            "--listen %s reaches beyond this host, and without --token-key-file anyone who "
+            "reaches it joins any room and reads every offer; give a token key, or --open if "
+            "that is what you want",
+            text);
     }
     uint32_t idle_s = DEFAULT_IDLE_S;
     if (o->idle != NULL && zq_cli_parse_u32(o->idle, 1, 86400, &idle_s) != ZQ_OK) {

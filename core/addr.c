@@ -27,6 +27,13 @@ bool zq_addr_equal(const zq_addr_t *a, const zq_addr_t *b)
     return zq_addr_same_ip(a, b) && a->port == b->port;
 }
 
+bool zq_addr_is_loopback(const zq_addr_t *a)
+{
+    static const uint8_t v6_loopback[16] = {[15] = 1};
+    return (a->family == ZQ_AF_INET4 && a->ip[0] == 127) ||
+           (a->family == ZQ_AF_INET6 && memcmp(a->ip, v6_loopback, 16) == 0);
+}
+
 /* ---- parsing ------------------------------------------------------------------------------ */
 
 /* Dotted quad, exactly four decimal octets. */

@@ -10,7 +10,7 @@ void wsc_attach(signal_server_t *srv, wsc_t *s, const char *token, uint64_t now)
 {
     unsigned client;
     srv->attaching = s;
-    zq_err_t err = sig_router_connect(&srv->router, now, token, &client);
+    zq_err_t err = sig_router_connect(&srv->router, now, signal_unix_now(), token, &client);
     srv->attaching = NULL;
     if (err != ZQ_OK) {
         wsc_close(srv, s, now, 1013, "server full, try again later"); /* IANA: Try Again Later */
@@ -53,7 +53,7 @@ static void log_join(signal_server_t *srv, wsc_t *s, uint32_t refused_before)
     const sig_client_slot_t *c = &srv->router.clients[s->client];
     char room[ZQ_SIG_ROOM_MAX + 1];
     if (srv->router.refused_joins != refused_before) {
-        signal_say("%s: join refused (no valid room token)", s->id);
+        signal_say("%s: join refused (no valid room token: missing, wrong or expired)", s->id);
     } else if (c->joined && strcmp(c->room, s->room) != 0) {
         memcpy(s->room, c->room, sizeof s->room);
         signal_say("%s joined room \"%s\"", s->id, signal_printable(c->room, room, sizeof room));

@@ -18,6 +18,7 @@ void http_conn_close(http_conn_t *h)
     }
     zq_port_tcp_close(h->fd); /* also leaves the epoll set */
     h->fd = -1;
+    h->listing = false;
     h->state = HTTP_FREE;
 }
 
@@ -56,26 +57,20 @@ static zq_err_t refill_file(http_conn_t *h)
     return ZQ_OK;
 }
 
-static zq_err_t refill(http_conn_t *h)
+static zq_err_t refill(const signal_server_t *srv, http_conn_t *h)
 {
     h->len = 0;
     h->sent = 0;
     if (h->file >= 0) {
         return refill_file(h);
     }
-    if (h->names != NULL) {
-        api_list_refill(h);
-        if (h->list_done) {
-            h->names = NULL;
-        }
-    }
-    return ZQ_OK;
+    return h->listing ? api_list_refill(srv, h) : ZQ_OK;
 }
 
 void http_conn_pump(signal_server_t *srv, http_conn_t *h, uint64_t now)
 {
     for (;;) {
-        if (h->sent == h->len && refill(h) != ZQ_OK) {
+        if (h->sent == h->len && refill(srv, h) != ZQ_OK) {
             http_conn_close(h);
             return;
         }

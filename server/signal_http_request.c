@@ -23,9 +23,9 @@ static void route(signal_server_t *srv, http_conn_t *h, const http_request_t *re
     if (wants_ws && (http_path_is(req, "/ws") || http_path_is(req, "/"))) {
         signal_try_upgrade(srv, h, req, now);
     } else if (http_path_is(req, "/api/topics")) {
-        api_list_send(srv, h, &srv->router.topics, http_request_method_is(req, "HEAD"), now);
+        signal_serve_api(srv, h, req, SIG_NAME_TOPIC, now);
     } else if (http_path_is(req, "/api/queues")) {
-        api_list_send(srv, h, &srv->router.queues, http_request_method_is(req, "HEAD"), now);
+        signal_serve_api(srv, h, req, SIG_NAME_QUEUE, now);
     } else {
         signal_serve_file(srv, h, req, now);
     }
@@ -135,7 +135,7 @@ void signal_http_accept(signal_server_t *srv, zq_socket_t fd, const zq_addr_t *p
     h->len = 0;
     h->sent = 0;
     h->file = -1;
-    h->names = NULL;
+    h->listing = false;
     http_conn_watch(srv, h, EPOLL_CTL_ADD, EPOLLIN);
     /* The request has usually arrived with the connection: answered now, the slot is free
      * again before the next accept, and a burst of clients does not run into the 503. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server/signal_server.h"
@@ -40,6 +41,12 @@ void signal_server_init(signal_server_t *srv, zq_loop_t *loop, const zq_rand_t *
     for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
         srv->ws[i].fd = -1;
     }
+}
+
+uint64_t signal_unix_now(void)
+{
+    time_t t = time(NULL);
+    return t > 0 ? (uint64_t)t : 0;
 }
 
 /* Every client and HTTP connection, a static file each, the listener, epoll and stdio must fit

@@ -51,9 +51,13 @@ typedef struct {
     size_t sent; /* SEND: of those, written */
     int file;    /* static file whose bytes follow, or -1 */
     uint64_t file_left;
-    const sig_name_set_t *names; /* /api list whose elements follow, or NULL */
-    uint16_t name_next, name_count;
-    bool list_begun, list_done;
+    bool listing;             /* an /api list's elements follow */
+    bool list_begun, list_more;
+    bool list_any_room;       /* an open server's list without ?room=: every room's names */
+    uint8_t list_kind;        /* sig_name_kind_t */
+    uint32_t list_epoch;      /* the router's names_epoch when the length was counted */
+    sig_name_cursor_t cursor; /* the next element */
+    char list_room[ZQ_SIG_ROOM_MAX + 1];
     char buf[ZQ_HTTP_MAX_REQUEST];
 } http_conn_t;
 
@@ -108,6 +112,8 @@ static inline uint64_t signal_ep_tag(uint32_t kind, size_t index)
 void signal_ep_set(signal_server_t *srv, int op, int fd, uint64_t data, uint32_t events);
 
 void signal_server_init(signal_server_t *srv, zq_loop_t *loop, const zq_rand_t *rand);
+/* The wall clock, Unix seconds: what room tokens expire by. */
+uint64_t signal_unix_now(void);
 void signal_ensure_fd_limit(void);
 /* These return -1 when all is well, else the exit status (signal_fail()'s 1). */
 int signal_open_listener(signal_server_t *srv, const zq_addr_t *want, zq_addr_t *bound);
@@ -157,10 +163,14 @@ void http_conn_pump(signal_server_t *srv, http_conn_t *h, uint64_t now);
 
 void signal_serve_file(signal_server_t *srv, http_conn_t *h, const http_request_t *req,
                        uint64_t now);
-void api_list_send(signal_server_t *srv, http_conn_t *h, const sig_name_set_t *set,
-                   bool head_only, uint64_t now);
-/* Fills h->buf with the next part of the list api_list_send() set up. */
-void api_list_refill(http_conn_t *h);
+/* /api/topics (@p kind SIG_NAME_TOPIC) or /api/queues, for the room the query names. */
+void signal_serve_api(signal_server_t *srv, http_conn_t *h, const http_request_t *req,
+                      sig_name_kind_t kind, uint64_t now);
+/* Fills h->buf with the next part of the list signal_serve_api() set up; ZQ_ERR_STATE when the
+ * lists changed since its length was counted (the answer cannot finish). */
+zq_err_t api_list_refill(const signal_server_t *srv, http_conn_t *h);
+/* RFC 6455 §10.2's Origin check, which /api obeys too (signal_upgrade.c). */
+bool signal_origin_allowed(const signal_server_t *srv, const http_request_t *req);
 void signal_try_upgrade(signal_server_t *srv, http_conn_t *h, const http_request_t *req,
                         uint64_t now);
 

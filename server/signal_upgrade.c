@@ -12,7 +12,7 @@
  * through a visitor's browser. Browsers always send Origin on an upgrade; a request without
  * one comes from a program (a device, zq), which could send any Origin it liked, so checking
  * it would stop nobody: it is allowed. */
-static bool origin_allowed(const signal_server_t *srv, const http_request_t *req)
+bool signal_origin_allowed(const signal_server_t *srv, const http_request_t *req)
 {
     const char *v;
     size_t n;
@@ -25,25 +25,6 @@ static bool origin_allowed(const signal_server_t *srv, const http_request_t *req
         }
     }
     return false;
-}
-
-/* The value of ?token= (NUL-terminated in @p out), or NULL when there is none that fits. */
-static const char *query_token(const http_request_t *req, char out[65])
-{
-    const char *p = req->query;
-    const char *end = p != NULL ? p + req->query_len : NULL;
-    while (p != NULL && p < end) {
-        const char *amp = memchr(p, '&', (size_t)(end - p));
-        const char *stop = amp != NULL ? amp : end;
-        size_t n = (size_t)(stop - p);
-        if (n > 6 && n - 6 <= 64 && memcmp(p, "token=", 6) == 0) {
-            memcpy(out, p + 6, n - 6);
-            out[n - 6] = '\0';
-            return out;
-        }
-        p = amp != NULL ? amp + 1 : NULL;
-    }
-    return NULL;
 }
 
 static wsc_t *free_wsc(signal_server_t *srv)
@@ -88,8 +69,10 @@ static void upgrade(signal_server_t *srv, http_conn_t *h, const http_request_t *
         http_conn_close(h);
         return;
     }
-    char token_buf[65];
-    const char *token = query_token(req, token_buf);
+    char token_buf[SIG_TOKEN_TEXT_MAX + 1];
+    size_t token_len;
+    const char *token = http_query_param(req, "token", token_buf, sizeof token_buf,
+                                         &token_len) == ZQ_OK ? token_buf : NULL;
     wsc_start(srv, s, h);
     wsc_attach(srv, s, token, now);
     /* Frames the client sent right behind its request (§4.1 lets it) are WebSocket input. */
@@ -107,7 +90,7 @@ void signal_try_upgrade(signal_server_t *srv, http_conn_t *h, const http_request
     const char *v;
     size_t n;
     if (http_is_websocket_upgrade(req)) {
-        if (origin_allowed(srv, req)) {
+        if (signal_origin_allowed(srv, req)) {
             upgrade(srv, h, req, now);
         } else {
             http_conn_reply(srv, h, now, 403, NULL);

@@ -99,6 +99,16 @@ bool http_response_header(const http_response_t *res, const char *name, const ch
 bool http_headers_have_token(const http_header_t *headers, size_t n, const char *name,
                              const char *token);
 
+/**
+ * The first query parameter @p name ("room" for "?room=lab&token=..."), percent-decoded into
+ * @p out[@p cap] with a NUL, its length in @p out_len.
+ * @return ZQ_OK; ZQ_ERR_NOT_FOUND when the query has no such parameter ("name" without '='
+ *         included); ZQ_ERR_TOO_LONG when it does not fit; ZQ_ERR_MALFORMED for a bad escape
+ *         or a decoded control character.
+ */
+zq_err_t http_query_param(const http_request_t *req, const char *name, char *out, size_t cap,
+                          size_t *out_len);
+
 /** True if the request path (without query) is exactly @p path. */
 bool http_path_is(const http_request_t *req, const char *path);
 

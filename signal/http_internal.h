@@ -21,4 +21,8 @@ zq_err_t http_parse_field(const char *line, size_t len, http_header_t *out);
  *  caller-supplied fields can then neither end a head early nor smuggle a second message. */
 bool http_field_lines_ok(const char *s);
 
+/** The next byte of @p s[*i..len), a %XX escape decoded (RFC 3986 §2.1); -1 for a bad
+ *  escape. Advances *i past what it read. */
+int http_percent_next(const char *s, size_t len, size_t *i);
+
 #endif /* ZQ_HTTP_INTERNAL_H */

@@ -6,21 +6,6 @@
 #include "signal/http.h"
 #include "signal/http_internal.h"
 #include "zq/utf8.h"
-#include "zq/hex.h"
-
-/* The next decoded byte of path[*i..len); -1 for a bad escape. */
-static int next_byte(const char *path, size_t len, size_t *i)
-{
-    if (path[*i] != '%') {
-        return (uint8_t)path[(*i)++];
-    }
-    if (len - *i < 3) {
-        return -1;
-    }
-    int hi = zq_hex_digit(path[*i + 1]), lo = zq_hex_digit(path[*i + 2]);
-    *i += 3;
-    return hi < 0 || lo < 0 ? -1 : hi << 4 | lo;
-}
 
 /* Bytes never allowed in a file name here: NUL and controls end or confuse C and terminals,
  * a backslash is a separator on Windows. */
@@ -44,7 +29,7 @@ zq_err_t http_safe_path(const char *path, size_t len, char *out, size_t cap)
     zq_utf8_t utf8 = {0};
     size_t seg_len = 0;
     for (size_t i = 1; i < len;) {
-        int c = next_byte(path, len, &i);
+        int c = http_percent_next(path, len, &i);
         if (c < 0 || forbidden(c)) {
             return ZQ_ERR_MALFORMED;
         }

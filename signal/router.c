@@ -36,37 +36,108 @@ static void new_id(sig_router_t *r, char out[SIG_ID_LEN + 1])
     out[SIG_ID_LEN] = '\0';
 }
 
-static bool parse_token(const char *hex, uint8_t out[32])
+/* EXPIRY.MAC (router.h): the expiry's digits without leading zeros (one spelling per token),
+ * then 64 hex digits. */
+static bool parse_token(const char *text, uint64_t *expiry, uint8_t mac[32])
 {
-    if (hex == NULL || strlen(hex) != 64) {
+    if (text == NULL) {
         return false;
     }
+    const char *dot = strchr(text, '.');
+    if (dot == NULL || dot == text || dot - text > 20 || (text[0] == '0' && dot - text > 1) ||
+        strlen(dot + 1) != 64) {
+        return false;
+    }
+    uint64_t e = 0;
+    for (const char *p = text; p < dot; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9 || e > (UINT64_MAX - d) / 10) {
+            return false;
+        }
+        e = e * 10 + d;
+    }
     for (size_t i = 0; i < 32; i++) {
-        int hi = zq_hex_digit(hex[2 * i]);
-        int lo = zq_hex_digit(hex[2 * i + 1]);
+        int hi = zq_hex_digit(dot[1 + 2 * i]);
+        int lo = zq_hex_digit(dot[2 + 2 * i]);
         if (hi < 0 || lo < 0) {
             return false;
         }
-        out[i] = (uint8_t)(hi << 4 | lo);
+        mac[i] = (uint8_t)(hi << 4 | lo);
     }
+    *expiry = e;
     return true;
 }
 
-void sig_room_token(const uint8_t *key, size_t key_len, const char *room, char out[65])
+/* Decimal digits of @p v in @p out (at least 21 bytes), with a NUL. @return their count. */
+static size_t decimal(uint64_t v, char *out)
+{
+    char rev[20];
+    size_t n = 0;
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    for (size_t i = 0; i < n; i++) {
+        out[i] = rev[n - 1 - i];
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* HMAC-SHA256(key, "zq-room-token-v1\n" room "\n" expiry): the version label keeps a MAC made
+ * for anything else under the same key from passing as a token. */
+static void token_mac(const uint8_t *key, size_t key_len, const char *room, uint64_t expiry,
+                      uint8_t mac[ZQ_SHA256_LEN])
+{
+    static const char label[] = "zq-room-token-v1\n";
+    char msg[sizeof label + ZQ_SIG_ROOM_MAX + 1 + 21];
+    size_t room_len = 0;
+    while (room_len < ZQ_SIG_ROOM_MAX && room[room_len] != '\0') {
+        room_len++; /* every caller's room fits; the bound keeps msg safe if one did not */
+    }
+    size_t n = sizeof label - 1;
+    memcpy(msg, label, n);
+    memcpy(msg + n, room, room_len);
+    n += room_len;
+    msg[n++] = '\n';
+    n += decimal(expiry, msg + n);
+    zq_hmac_sha256(key, key_len, (const uint8_t *)msg, n, mac);
+}
+
+void sig_room_token(const uint8_t *key, size_t key_len, const char *room, uint64_t expiry,
+                    char out[SIG_TOKEN_TEXT_MAX + 1])
 {
     uint8_t mac[ZQ_SHA256_LEN];
-    zq_hmac_sha256(key, key_len, (const uint8_t *)room, strlen(room), mac);
-    out[zq_hex_encode(out, mac, sizeof mac)] = '\0';
+    token_mac(key, key_len, room, expiry, mac);
+    size_t n = decimal(expiry, out);
+    out[n++] = '.';
+    out[n + zq_hex_encode(out + n, mac, sizeof mac)] = '\0';
+}
+
+static bool mac_opens(const sig_router_t *r, const uint8_t mac[32], uint64_t expiry,
+                      uint64_t unix_s, const char *room)
+{
+    if (expiry <= unix_s) {
+        return false;
+    }
+    uint8_t want[ZQ_SHA256_LEN];
+    token_mac(r->token_key, r->token_key_len, room, expiry, want);
+    return zq_consttime_equal(want, mac, sizeof want);
 }
 
 static bool token_allows(const sig_router_t *r, const sig_client_slot_t *c, const char *room)
 {
-    if (r->token_key == NULL) {
-        return true;
-    }
-    uint8_t want[ZQ_SHA256_LEN];
-    zq_hmac_sha256(r->token_key, r->token_key_len, (const uint8_t *)room, strlen(room), want);
-    return c->has_token && zq_consttime_equal(want, c->token, sizeof want);
+    return r->token_key == NULL ||
+           (c->has_token && mac_opens(r, c->token, c->token_expiry, c->connected_unix, room));
+}
+
+bool sig_router_token_opens(const sig_router_t *r, const char *token, const char *room,
+                            uint64_t unix_s)
+{
+    uint64_t expiry;
+    uint8_t mac[32];
+    return r->token_key == NULL ||
+           (parse_token(token, &expiry, mac) && mac_opens(r, mac, expiry, unix_s, room));
 }
 
 /* ---- Frames out ------------------------------------------------------------------------- */
@@ -97,7 +168,8 @@ static void send_about(sig_router_t *r, unsigned to, const char *type, const cha
 
 /* ---- Clients ---------------------------------------------------------------------------- */
 
-zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, const char *token, unsigned *client)
+zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, uint64_t unix_s, const char *token,
+                            unsigned *client)
 {
     for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
         sig_client_slot_t *c = &r->clients[i];
@@ -107,7 +179,8 @@ zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, const char *token, un
         memset(c, 0, sizeof *c);
         c->used = true;
         c->last_seen = now;
-        c->has_token = parse_token(token, c->token);
+        c->connected_unix = unix_s;
+        c->has_token = parse_token(token, &c->token_expiry, c->token);
         new_id(r, c->id);
         *client = i;
         send_about(r, i, "welcome", c->id);
@@ -139,6 +212,9 @@ void sig_router_disconnect(sig_router_t *r, unsigned client)
     }
     if (r->clients[client].joined) {
         tell_room(r, client, "peer_left");
+    }
+    if (r->clients[client].name_count > 0) {
+        r->names_epoch++;
     }
     memset(&r->clients[client], 0, sizeof r->clients[client]);
 }
@@ -198,6 +274,10 @@ static void handle_join(sig_router_t *r, unsigned c, json_value_t doc)
     }
     if (me->joined) {
         tell_room(r, c, "peer_left");
+    }
+    if (me->name_count > 0) {
+        me->name_count = 0; /* what it announced belonged to the room it left */
+        r->names_epoch++;
     }
     memcpy(me->room, r->scratch, strlen(r->scratch) + 1);
     me->joined = true;
@@ -260,20 +340,32 @@ static void forward(sig_router_t *r, unsigned c, json_value_t doc)
     r->send(r->send_ctx, (unsigned)to, r->frame, len);
 }
 
-static void remember_name(sig_router_t *r, sig_name_set_t *set, json_value_t doc,
-                          const char *key)
+/* A joined member announced a name for its room's lists: kept with the member, once. */
+static void remember_name(sig_router_t *r, unsigned c, json_value_t doc, sig_name_kind_t kind)
 {
+    sig_client_slot_t *me = &r->clients[c];
+    const char *key = kind == SIG_NAME_TOPIC ? "topic" : "queue";
     if (!string_field(r, doc, key, ZQ_SIG_NAME_MAX)) {
+        r->dropped_frames++;
         return;
     }
-    for (uint16_t i = 0; i < set->count; i++) {
-        if (strcmp(set->names[i], r->scratch) == 0) {
+    if (!me->joined) {
+        r->dropped_names++; /* a socket that has not joined changes nothing */
+        return;
+    }
+    for (uint8_t i = 0; i < me->name_count; i++) {
+        if (me->names[i].kind == kind && strcmp(me->names[i].text, r->scratch) == 0) {
             return;
         }
     }
-    if (set->count < ZQ_SIG_MAX_NAMES) {
-        memcpy(set->names[set->count++], r->scratch, strlen(r->scratch) + 1);
+    if (me->name_count == ZQ_SIG_NAMES_PER_MEMBER) {
+        r->dropped_names++;
+        return;
     }
+    sig_name_t *n = &me->names[me->name_count++];
+    n->kind = (uint8_t)kind;
+    memcpy(n->text, r->scratch, strlen(r->scratch) + 1);
+    r->names_epoch++;
 }
 
 void sig_router_frame(sig_router_t *r, uint64_t now, unsigned client, const char *frame,
@@ -296,31 +388,45 @@ void sig_router_frame(sig_router_t *r, uint64_t now, unsigned client, const char
                json_string_equals(type, "ice_candidate") || json_string_equals(type, "refused")) {
         forward(r, client, doc);
     } else if (json_string_equals(type, "create_topic") || json_string_equals(type, "subscribe")) {
-        remember_name(r, &r->topics, doc, "topic");
+        remember_name(r, client, doc, SIG_NAME_TOPIC);
     } else if (json_string_equals(type, "create_queue") || json_string_equals(type, "consume")) {
-        remember_name(r, &r->queues, doc, "queue");
+        remember_name(r, client, doc, SIG_NAME_QUEUE);
     }
     /* Anything else: ignored, as ZeroQ's clients ignore what they do not know. */
 }
 
-static size_t names_json(const sig_name_set_t *set, char *out, size_t cap)
+static bool lists_in(const sig_client_slot_t *c, const char *room)
 {
-    json_writer_t w;
-    json_writer_init(&w, out, cap);
-    json_array_begin(&w);
-    for (uint16_t i = 0; i < set->count; i++) {
-        json_string(&w, set->names[i], strlen(set->names[i]));
+    return c->used && c->joined && (room == NULL || strcmp(c->room, room) == 0);
+}
+
+/* True if a member before position (client, name) in the walk's order already holds @p n. */
+static bool listed_before(const sig_router_t *r, const char *room, unsigned client,
+                          unsigned name, const sig_name_t *n)
+{
+    for (unsigned i = 0; i <= client; i++) {
+        const sig_client_slot_t *c = &r->clients[i];
+        unsigned stop = i == client ? name : c->name_count;
+        for (unsigned j = 0; lists_in(c, room) && j < stop; j++) {
+            if (c->names[j].kind == n->kind && strcmp(c->names[j].text, n->text) == 0) {
+                return true;
+            }
+        }
     }
-    json_array_end(&w);
-    return json_finish(&w);
+    return false;
 }
 
-size_t sig_router_topics_json(const sig_router_t *r, char *out, size_t cap)
+const char *sig_router_next_name(const sig_router_t *r, const char *room, sig_name_kind_t kind,
+                                 sig_name_cursor_t *cursor)
 {
-    return names_json(&r->topics, out, cap);
-}
-
-size_t sig_router_queues_json(const sig_router_t *r, char *out, size_t cap)
-{
-    return names_json(&r->queues, out, cap);
+    for (; cursor->client < ZQ_SIG_MAX_CLIENTS; cursor->client++, cursor->name = 0) {
+        const sig_client_slot_t *c = &r->clients[cursor->client];
+        while (lists_in(c, room) && cursor->name < c->name_count) {
+            const sig_name_t *n = &c->names[cursor->name++];
+            if (n->kind == kind && !listed_before(r, room, cursor->client, cursor->name - 1, n)) {
+                return n->text;
+            }
+        }
+    }
+    return NULL;
 }

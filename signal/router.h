@@ -10,8 +10,13 @@
  * addressed member of the same room with `peerId` rewritten to the sender, and drops frames
  * addressed to the sender itself (ZeroQ pages gossip their own id and dial themselves) or to
  * anyone outside its room; it says `peer_left` when a member goes. ZeroQ's bookkeeping frames
- * (`create_topic`, `subscribe`, `create_queue`, `consume`) feed the /api/topics and /api/queues
- * lists. Every table is bounded; a full one refuses, it never grows.
+ * (`create_topic`, `subscribe`, `create_queue`, `consume`) from a member that has joined feed
+ * its room's /api/topics and /api/queues lists, and leave them with the member; a client that
+ * has not joined changes nothing. Every table is bounded; a full one refuses, it never grows.
+ *
+ * Room tokens (sig_router_require_tokens): "EXPIRY.MAC", EXPIRY the Unix second after which
+ * the token opens nothing, MAC = hex HMAC-SHA256(key, "zq-room-token-v1\n" ROOM "\n" EXPIRY),
+ * so a leaked URL stops working at its expiry and names one room only.
  *
  * Output goes through the `send` callback, which the server implements by framing the text
  * on that client's WebSocket: the router itself does no I/O.
@@ -30,6 +35,22 @@
 
 #define SIG_ID_LEN 22 /* 128 random bits, base64url */
 
+/* The longest room token: a 20-digit expiry, '.', 64 hex digits. */
+#define SIG_TOKEN_TEXT_MAX 85
+
+typedef enum { SIG_NAME_TOPIC = 1, SIG_NAME_QUEUE = 2 } sig_name_kind_t;
+
+typedef struct {
+    uint8_t kind; /* sig_name_kind_t */
+    char text[ZQ_SIG_NAME_MAX + 1];
+} sig_name_t;
+
+/* Where a walk over a room's names (sig_router_next_name) stands. */
+typedef struct {
+    unsigned client;
+    unsigned name;
+} sig_name_cursor_t;
+
 typedef void (*sig_send_fn)(void *ctx, unsigned client, const char *frame, size_t len);
 
 typedef struct {
@@ -37,15 +58,14 @@ typedef struct {
     bool joined;
     char id[SIG_ID_LEN + 1];
     char room[ZQ_SIG_ROOM_MAX + 1];
-    uint8_t token[32];      /* the room token the client presented (URL ?token=) */
+    uint8_t token[32];      /* the room token the client presented (URL ?token=): its MAC */
     bool has_token;
+    uint64_t token_expiry;  /* its EXPIRY, Unix seconds */
+    uint64_t connected_unix; /* the wall clock when it connected, Unix seconds */
     uint64_t last_seen;
+    uint8_t name_count;
+    sig_name_t names[ZQ_SIG_NAMES_PER_MEMBER]; /* what it announced in its room */
 } sig_client_slot_t;
-
-typedef struct {
-    char names[ZQ_SIG_MAX_NAMES][ZQ_SIG_NAME_MAX + 1];
-    uint16_t count;
-} sig_name_set_t;
 
 typedef struct {
     zq_rand_t rand;
@@ -54,24 +74,27 @@ typedef struct {
     const uint8_t *token_key; /**< NULL: rooms need no token */
     size_t token_key_len;
     sig_client_slot_t clients[ZQ_SIG_MAX_CLIENTS];
-    sig_name_set_t topics;
-    sig_name_set_t queues;
     char frame[ZQ_SIG_FRAME_MAX]; /* the frame being written */
     char scratch[ZQ_SIG_SDP_MAX + 1];
     uint32_t dropped_frames;      /* malformed, self-addressed, other room, unknown target */
-    uint32_t refused_joins;       /* wrong or missing room token */
+    uint32_t refused_joins;       /* wrong, expired or missing room token */
+    uint32_t dropped_names;       /* announced by a member that already holds
+                                     ZQ_SIG_NAMES_PER_MEMBER, or before it joined */
+    uint32_t names_epoch;         /* changes whenever any room's lists do */
 } sig_router_t;
 
 /** @p send is called for every frame to a client, during the router's calls only. */
 void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, void *send_ctx);
 
-/** Requires an HMAC-SHA256 room token (hex in the URL's ?token=) for every join: the token is
- *  HMAC(key, room), so a holder of the key hands out per-room tokens. @p key is borrowed. */
+/** Requires a room token (the URL's ?token=, see above) for every join, so a holder of the key
+ *  hands out per-room tokens that expire. @p key is borrowed. */
 void sig_router_require_tokens(sig_router_t *r, const uint8_t *key, size_t key_len);
 
-/** A WebSocket client connected; @p token (hex, may be NULL) came with its URL. Sends it its
- *  welcome. @return ZQ_OK with @p client set, or ZQ_ERR_CAPACITY. */
-zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, const char *token, unsigned *client);
+/** A WebSocket client connected at wall-clock second @p unix_s (its token's expiry is checked
+ *  against it); @p token (may be NULL) came with its URL. Sends it its welcome.
+ *  @return ZQ_OK with @p client set, or ZQ_ERR_CAPACITY. */
+zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, uint64_t unix_s, const char *token,
+                            unsigned *client);
 
 /** One text frame from @p client. Malformed frames are counted and dropped. */
 void sig_router_frame(sig_router_t *r, uint64_t now, unsigned client, const char *frame,
@@ -89,11 +112,20 @@ int sig_router_find_idle(const sig_router_t *r, uint64_t now, uint64_t idle_ms);
 /** Clients connected now (for the tests' "tables return to empty"). */
 unsigned sig_router_client_count(const sig_router_t *r);
 
-/** JSON arrays of the topic and queue names ZeroQ clients announced. @return length or 0. */
-size_t sig_router_topics_json(const sig_router_t *r, char *out, size_t cap);
-size_t sig_router_queues_json(const sig_router_t *r, char *out, size_t cap);
+/** The next name of @p kind that members of @p room (NULL: of every room) announced, each name
+ *  once; NULL after the last. Start with @p cursor zeroed. The walk reads the live tables: a
+ *  caller that spreads one over several calls checks names_epoch is unchanged in between. */
+const char *sig_router_next_name(const sig_router_t *r, const char *room, sig_name_kind_t kind,
+                                 sig_name_cursor_t *cursor);
 
-/** The token for @p room under @p key, as hex (65 bytes with NUL), for handing out. */
-void sig_room_token(const uint8_t *key, size_t key_len, const char *room, char out[65]);
+/** True if @p token (may be NULL) opens @p room at Unix second @p unix_s, or no token is
+ *  needed: the check a join makes, for the server's other doors (/api). */
+bool sig_router_token_opens(const sig_router_t *r, const char *token, const char *room,
+                            uint64_t unix_s);
+
+/** The token for @p room under @p key that opens it until Unix second @p expiry, as text
+ *  (SIG_TOKEN_TEXT_MAX + 1 bytes with NUL), for handing out. */
+void sig_room_token(const uint8_t *key, size_t key_len, const char *room, uint64_t expiry,
+                    char out[SIG_TOKEN_TEXT_MAX + 1]);
 
 #endif /* ZQ_SIG_ROUTER_H */

@@ -232,9 +232,10 @@ export class ZQ {
   off<K extends keyof Events>(event: K, fn: (data: Events[K]) => void): void;
 
   /**
-   * ZeroQ's createTopic / createQueue: the signalling server lists the name (/api/topics,
-   * /api/queues). Sent on the signalling socket, not a second one as ZeroQ does (zq's router
-   * reads them there). Resolves once handed to the socket (after it opens, if it is down).
+   * ZeroQ's createTopic / createQueue: the signalling server lists the name in this room's
+   * /api/topics?room= and /api/queues?room= while the page is a member. Sent on the signalling
+   * socket after the join, not on a second one as ZeroQ does (zq's router lists only what
+   * joined members announce). Resolves once handed to the socket (after it opens, if down).
    */
   createTopic(topic: string): Promise<void>;
   createQueue(queue: string): Promise<void>;

@@ -211,9 +211,10 @@ export class ZQ {
 
   // ---- ZeroQ's bookkeeping frames ------------------------------------------------------------
 
-  /* ZeroQ sends these on a second WebSocket; zq.js sends them on the signalling socket, which
-   * zq's router reads the same way (signal/router.c): one socket, and they are not lost when
-   * sent before it opens. They feed the server's /api/topics and /api/queues lists only. */
+  /* ZeroQ sends these on a second WebSocket that never joins; zq.js sends them on the
+   * signalling socket after its join (Mesh sends the join first), as zq's router lists only
+   * what joined members announce (signal/router.c): one socket, and they are not lost when
+   * sent before it opens. They feed the room's /api/topics and /api/queues lists only. */
   note(frame) {
     this.bookkeeping.set(JSON.stringify(frame), frame);
     if (this.mesh) return this.mesh.send(frame);

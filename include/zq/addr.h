@@ -36,6 +36,10 @@ bool zq_addr_equal(const zq_addr_t *a, const zq_addr_t *b);
 /** Same family and IP, whatever the port. */
 bool zq_addr_same_ip(const zq_addr_t *a, const zq_addr_t *b);
 
+/** 127.0.0.0/8 (RFC 1122 §3.2.1.3) or ::1 (RFC 4291 §2.5.3): traffic that never leaves the
+ *  host. */
+bool zq_addr_is_loopback(const zq_addr_t *a);
+
 /** Parses a bare IPv4 or IPv6 address ("192.0.2.1", "2001:db8::1"); the port is set to 0. */
 zq_err_t zq_addr_parse_ip(const char *text, size_t len, zq_addr_t *out);
 

@@ -476,16 +476,18 @@
 #define ZQ_SIG_MAX_CLIENTS 256
 #endif
 
-/** Topic and queue names a router lists (/api), each kind.
+/** Topic and queue names one room member may announce (`create_topic`, `subscribe`,
+ *  `create_queue`, `consume`) for its room's /api lists; a name beyond it is counted and
+ *  not listed. The names leave the lists with the member.
  *  Unit: names.
- *  RAM: 2 x (ZQ_SIG_NAME_MAX + 1) bytes per unit per router (the topics and queues sets). */
-#ifndef ZQ_SIG_MAX_NAMES
-#define ZQ_SIG_MAX_NAMES 256
+ *  RAM: ZQ_SIG_NAME_MAX + 2 bytes per unit per client slot (ZQ_SIG_MAX_CLIENTS) per router. */
+#ifndef ZQ_SIG_NAMES_PER_MEMBER
+#define ZQ_SIG_NAMES_PER_MEMBER 8
 #endif
 
 /** Longest topic or queue name a router lists.
  *  Unit: characters.
- *  RAM: 2 x ZQ_SIG_MAX_NAMES bytes per unit per router. */
+ *  RAM: ZQ_SIG_NAMES_PER_MEMBER x ZQ_SIG_MAX_CLIENTS bytes per unit per router. */
 #ifndef ZQ_SIG_NAME_MAX
 #define ZQ_SIG_NAME_MAX 128
 #endif

@@ -24,11 +24,6 @@ static bool collect(esp_netif_t *netif, void *ctx)
     return false;
 }
 
-static bool is_loopback(const zq_addr_t *a)
-{
-    return a->ip[0] == 127;
-}
-
 size_t zq_port_host_addresses(zq_addr_t *out, size_t cap, bool include_loopback)
 {
     netif_scan_t scan = {.n = 0};
@@ -44,7 +39,7 @@ size_t zq_port_host_addresses(zq_addr_t *out, size_t cap, bool include_loopback)
         memset(&a, 0, sizeof a);
         a.family = ZQ_AF_INET4;
         memcpy(a.ip, &info.ip.addr, 4); /* esp_ip4_addr_t holds it in network order */
-        if (include_loopback || !is_loopback(&a)) {
+        if (include_loopback || !zq_addr_is_loopback(&a)) {
             out[n++] = a;
         }
     }

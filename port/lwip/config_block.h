@@ -34,7 +34,7 @@
 
 /** The longest block read (the board's region for it). */
 #define ZQ_CONFIG_BLOCK_MAX 1024
-#define ZQ_CONFIG_URL_MAX 128
+#define ZQ_CONFIG_URL_MAX 192 /* a host name, a port, /ws and a room token (85 characters) */
 #define ZQ_CONFIG_NAME_MAX 31
 
 typedef enum { ZQ_FW_APP_ECHO, ZQ_FW_APP_SENSOR, ZQ_FW_APP_ACTUATOR } zq_fw_app_t;

@@ -8,12 +8,6 @@
 #include "port/zq_port.h"
 #include "zq/log.h"
 
-static bool is_loopback(const zq_addr_t *a)
-{
-    static const uint8_t v6_loopback[16] = {[15] = 1};
-    return a->family == ZQ_AF_INET4 ? a->ip[0] == 127 : memcmp(a->ip, v6_loopback, 16) == 0;
-}
-
 /* fe80::/10 needs a scope id to be usable, and RFC 8445 §5.1.1.1 says not to offer it. */
 static bool is_v6_link_local(const zq_addr_t *a)
 {
@@ -29,7 +23,7 @@ static bool usable(const struct ifaddrs *ifa, bool include_loopback, zq_addr_t *
         return false; /* AF_PACKET and friends */
     }
     out->port = 0;
-    bool loopback = (ifa->ifa_flags & IFF_LOOPBACK) != 0 || is_loopback(out);
+    bool loopback = (ifa->ifa_flags & IFF_LOOPBACK) != 0 || zq_addr_is_loopback(out);
     return !is_v6_link_local(out) && (include_loopback || !loopback);
 }
 

@@ -415,13 +415,15 @@ static size_t read_to_end(int fd, char *buf, size_t cap)
     return len;
 }
 
-/* One HTTP request; the whole answer in @p buf; its status. */
-static int http_get(uint16_t port, const char *method, const char *target, char *buf, size_t cap,
-                    size_t *len)
+/* One HTTP request with @p extra header lines (may be NULL); the whole answer in @p buf; its
+ * status. */
+static int http_request(uint16_t port, const char *method, const char *target, const char *extra,
+                        char *buf, size_t cap, size_t *len)
 {
     int fd = raw_connect(port);
-    char req[512];
-    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", method, target);
+    char req[1024];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n", method,
+                     target, extra != NULL ? extra : "");
     raw_send(fd, req, (size_t)n);
     size_t got = read_to_end(fd, buf, cap);
     (void)close(fd);
@@ -430,6 +432,12 @@ static int http_get(uint16_t port, const char *method, const char *target, char 
     }
     int status = 0;
     return sscanf(buf, "HTTP/1.1 %d", &status) == 1 ? status : -1;
+}
+
+static int http_get(uint16_t port, const char *method, const char *target, char *buf, size_t cap,
+                    size_t *len)
+{
+    return http_request(port, method, target, NULL, buf, cap, len);
 }
 
 static const char *http_body(const char *answer)
@@ -720,16 +728,15 @@ static void a_text_frame_that_is_not_json_is_dropped_and_its_sender_stays(void *
     close_peers();
 }
 
-/* GETs @p target until its body is @p want (the WebSocket frame that makes it so travels on
- * another connection, so the first answer may come before the server read that frame). */
-static void expect_api_body(const char *target, const char *want)
+/* GETs @p target from @p port until its body is @p want (the WebSocket frame that makes it so
+ * travels on another connection, so the first answer may come before the server read it). */
+static void expect_api_body_at(uint16_t port, const char *target, const char *want)
 {
     static char answer[4096];
     for (int i = 0; i < WAIT_MS / 20; i++) {
-        assert_int_equal(http_get(main_srv.port, "GET", target, answer, sizeof answer, NULL), 200);
+        assert_int_equal(http_get(port, "GET", target, answer, sizeof answer, NULL), 200);
         if (strcmp(http_body(answer), want) == 0) {
             assert_non_null(strstr(answer, "\r\nContent-Type: application/json\r\n"));
-            assert_non_null(strstr(answer, "\r\nAccess-Control-Allow-Origin: *\r\n"));
             return;
         }
         struct timespec ts = {0, 20000000};
@@ -738,27 +745,53 @@ static void expect_api_body(const char *target, const char *want)
     fail_msg("%s never answered %s; last: %s", target, want, answer);
 }
 
-static void api_topics_lists_a_topic_created_by_a_socket_that_never_joined(void **state)
+static void expect_api_body(const char *target, const char *want)
+{
+    expect_api_body_at(main_srv.port, target, want);
+}
+
+static void api_lists_hold_what_joined_members_announced_per_room_until_they_leave(void **state)
 {
     (void)state;
     static char answer[1024];
     assert_int_equal(http_get(main_srv.port, "GET", "/api/topics", answer, sizeof answer, NULL),
                      200);
     assert_string_equal(http_body(answer), "[]");
-    peer_t *d = peer_open(0, main_srv.port, "/ws");
-    expect_frame(d, "welcome", NULL);
-    say_text(d, "{\"type\":\"create_topic\",\"topic\":\"news\"}");
-    say_text(d, "{\"type\":\"create_queue\",\"queue\":\"jobs\"}");
-    expect_api_body("/api/topics", "[\"news\"]");
-    expect_api_body("/api/queues", "[\"jobs\"]");
+    /* An open server (no --allow-origin): any page may read its lists. */
+    assert_non_null(strstr(answer, "\r\nAccess-Control-Allow-Origin: *\r\n"));
+    peer_t *stranger = peer_open(0, main_srv.port, "/ws");
+    expect_frame(stranger, "welcome", NULL);
+    say_text(stranger, "{\"type\":\"create_topic\",\"topic\":\"spam\"}");
+    peer_t *a = peer_open(1, main_srv.port, "/ws");
+    expect_frame(a, "welcome", NULL);
+    join(a, "lab");
+    say_text(a, "{\"type\":\"create_topic\",\"topic\":\"news\"}");
+    say_text(a, "{\"type\":\"create_queue\",\"queue\":\"jobs\"}");
+    expect_api_body("/api/topics", "[\"news\"]"); /* not spam: its sender never joined */
+    peer_t *b = peer_open(2, main_srv.port, "/ws");
+    expect_frame(b, "welcome", NULL);
+    join(b, "home");
+    say_text(b, "{\"type\":\"subscribe\",\"topic\":\"door\"}");
+    expect_api_body("/api/topics?room=home", "[\"door\"]");
+    expect_api_body("/api/topics?room=lab", "[\"news\"]");
+    expect_api_body("/api/queues?room=lab", "[\"jobs\"]");
+    expect_api_body("/api/queues?room=home", "[]");
     /* Any method, as ZeroQ's Go server; HEAD gets the head alone. */
-    assert_int_equal(http_get(main_srv.port, "POST", "/api/topics", answer, sizeof answer, NULL),
+    assert_int_equal(http_get(main_srv.port, "POST", "/api/topics?room=lab", answer,
+                              sizeof answer, NULL),
                      200);
     assert_string_equal(http_body(answer), "[\"news\"]");
-    assert_int_equal(http_get(main_srv.port, "HEAD", "/api/topics", answer, sizeof answer, NULL),
+    assert_int_equal(http_get(main_srv.port, "HEAD", "/api/topics?room=lab", answer,
+                              sizeof answer, NULL),
                      200);
     assert_string_equal(http_body(answer), "");
     assert_non_null(strstr(answer, "\r\nContent-Length: 8\r\n"));
+    assert_int_equal(http_get(main_srv.port, "GET", "/api/topics?room=%zz", answer,
+                              sizeof answer, NULL),
+                     400);
+    zq_ws_client_close(&a->ws);
+    expect_api_body("/api/topics?room=lab", "[]"); /* gone with its member */
+    expect_api_body("/api/queues", "[]");
     close_peers();
 }
 
@@ -875,7 +908,52 @@ static void an_upgrade_from_an_origin_not_allowed_gets_403(void **state)
     assert_int_equal(stop_server(&s), 0);
 }
 
+static void api_obeys_the_origin_allow_list_and_names_the_origin_it_allows(void **state)
+{
+    (void)state;
+    server_t s;
+    const char *const extra[] = {"--allow-origin", "http://localhost:5173", NULL};
+    start_server(&s, "api-origin", extra);
+    static char answer[1024];
+    assert_int_equal(http_request(s.port, "GET", "/api/topics", "Origin: http://evil.example\r\n",
+                                  answer, sizeof answer, NULL),
+                     403);
+    assert_int_equal(http_request(s.port, "GET", "/api/topics",
+                                  "Origin: http://localhost:5173\r\n", answer, sizeof answer,
+                                  NULL),
+                     200);
+    assert_non_null(strstr(answer, "\r\nAccess-Control-Allow-Origin: http://localhost:5173\r\n"));
+    assert_non_null(strstr(answer, "\r\nVary: Origin\r\n"));
+    assert_int_equal(http_get(s.port, "GET", "/api/queues", answer, sizeof answer, NULL), 200);
+    assert_null(strstr(answer, "Access-Control-Allow-Origin")); /* a program: no page to let */
+    assert_int_equal(stop_server(&s), 0);
+}
+
 /* ---- Room tokens ----------------------------------------------------------------------------- */
+
+/* `zq signal --print-token ROOM [--token-ttl S]`: EXPIRY.MAC, EXPIRY about now + S. */
+static void print_token(const char *key_path, const char *room, const char *ttl, char *token,
+                        size_t cap)
+{
+    static char out[256];
+    static char err[1024];
+    const char *const print[] = {"signal",   "--print-token",    room, "--token-key-file",
+                                 key_path,   ttl != NULL ? "--token-ttl" : NULL, ttl, NULL};
+    time_t before = time(NULL);
+    assert_int_equal(run_zq(print, out, sizeof out, err, sizeof err), 0);
+    time_t after = time(NULL);
+    unsigned long long expiry = 0;
+    int mac_at = 0;
+    assert_int_equal(sscanf(out, "%llu.%n", &expiry, &mac_at), 1);
+    long want = ttl != NULL ? atol(ttl) : 86400;
+    assert_true(expiry >= (unsigned long long)(before + want) &&
+                expiry <= (unsigned long long)(after + want));
+    assert_int_equal(strspn(out + mac_at, "0123456789abcdef"), 64);
+    assert_string_equal(out + mac_at + 64, "\n");
+    out[mac_at + 64] = '\0';
+    assert_true(strlen(out) < cap);
+    memcpy(token, out, strlen(out) + 1);
+}
 
 static void a_join_without_a_valid_token_is_refused_and_a_printed_token_works(void **state)
 {
@@ -883,19 +961,18 @@ static void a_join_without_a_valid_token_is_refused_and_a_printed_token_works(vo
     char key_path[128];
     (void)snprintf(key_path, sizeof key_path, "%s/room.key", tmp);
     write_file(key_path, "correct horse battery staple\n", 29);
-    static char out[256];
-    static char err[1024];
-    const char *const print[] = {"signal", "--print-token", "lab", "--token-key-file", key_path,
-                                 NULL};
-    assert_int_equal(run_zq(print, out, sizeof out, err, sizeof err), 0);
-    assert_int_equal(strlen(out), 65); /* 64 hex digits and a newline */
-    out[64] = '\0';
+    char token[SIG_TOKEN_TEXT_MAX + 1];
+    char other_room[SIG_TOKEN_TEXT_MAX + 1];
+    print_token(key_path, "lab", NULL, token, sizeof token);
+    print_token(key_path, "attic", "60", other_room, sizeof other_room);
 
     server_t s;
     const char *const extra[] = {"--token-key-file", key_path, NULL};
     start_server(&s, "token", extra);
     char target[300];
-    (void)snprintf(target, sizeof target, "/ws?room=lab&token=%s", out);
+    (void)snprintf(target, sizeof target, "/ws?room=lab&token=%s", token);
+    char wrong_target[300];
+    (void)snprintf(wrong_target, sizeof wrong_target, "/ws?token=%s", other_room);
     char b_id[SIG_ID_LEN + 1];
     char c_id[SIG_ID_LEN + 1];
     char got[SIG_ID_LEN + 1];
@@ -906,14 +983,48 @@ static void a_join_without_a_valid_token_is_refused_and_a_printed_token_works(vo
     expect_frame(a, "welcome", NULL);
     join(a, "lab");
     expect_frame(a, "error", NULL);
+    zq_ws_client_close(&a->ws);
+    peer_t *w = peer_open(1, s.port, wrong_target); /* a token, but for another room */
+    expect_frame(w, "welcome", NULL);
+    join(w, "lab");
+    expect_frame(w, "error", NULL);
     peer_t *c = peer_open(2, s.port, target);
     expect_frame(c, "welcome", c_id);
     join(c, "lab");
-    expect_frame(b, "peer_joined", got); /* C's, not A's: A never got in */
+    expect_frame(b, "peer_joined", got); /* C's, not A's or W's: they never got in */
     assert_string_equal(got, c_id);
     close_peers();
     assert_int_equal(stop_server(&s), 0);
     assert_true(file_has(s.err_path, "join refused"));
+}
+
+static void api_lists_of_a_keyed_server_need_a_room_and_its_token(void **state)
+{
+    (void)state;
+    char key_path[128];
+    (void)snprintf(key_path, sizeof key_path, "%s/api.key", tmp);
+    write_file(key_path, "api key\n", 8);
+    char token[SIG_TOKEN_TEXT_MAX + 1];
+    print_token(key_path, "lab", "600", token, sizeof token);
+    server_t s;
+    const char *const extra[] = {"--token-key-file", key_path, NULL};
+    start_server(&s, "api-token", extra);
+    static char answer[1024];
+    char target[300];
+    assert_int_equal(http_get(s.port, "GET", "/api/topics", answer, sizeof answer, NULL), 403);
+    assert_int_equal(http_get(s.port, "GET", "/api/topics?room=lab", answer, sizeof answer, NULL),
+                     403);
+    (void)snprintf(target, sizeof target, "/api/topics?room=attic&token=%s", token);
+    assert_int_equal(http_get(s.port, "GET", target, answer, sizeof answer, NULL), 403);
+    (void)snprintf(target, sizeof target, "/ws?token=%s", token);
+    peer_t *m = peer_open(0, s.port, target);
+    expect_frame(m, "welcome", NULL);
+    join(m, "lab");
+    say_text(m, "{\"type\":\"consume\",\"queue\":\"jobs\"}");
+    (void)snprintf(target, sizeof target, "/api/queues?token=%s&room=lab", token);
+    expect_api_body_at(s.port, target, "[\"jobs\"]");
+    close_peers();
+    assert_int_equal(stop_server(&s), 0);
 }
 
 /* ---- --idle-timeout -------------------------------------------------------------------------- */
@@ -1054,6 +1165,27 @@ static void help_exits_0_and_usage_errors_exit_2(void **state)
     assert_int_equal(run_zq(bad_idle, out, sizeof out, err, sizeof err), 2);
     const char *const no_key[] = {"signal", "--print-token", "lab", NULL};
     assert_int_equal(run_zq(no_key, out, sizeof out, err, sizeof err), 2);
+    const char *const lone_ttl[] = {"signal", "--token-ttl", "60", NULL};
+    assert_int_equal(run_zq(lone_ttl, out, sizeof out, err, sizeof err), 2);
+    const char *const both[] = {"signal", "--open", "--token-key-file", "/dev/null", NULL};
+    assert_int_equal(run_zq(both, out, sizeof out, err, sizeof err), 2);
+}
+
+/* Beyond loopback, a server with no token key lets anyone join any room: refused unless the
+ * operator says --open. (It stops before binding: nothing is sent anywhere.) */
+static void listening_beyond_loopback_without_a_token_key_needs_open(void **state)
+{
+    (void)state;
+    static char out[1024];
+    static char err[1024];
+    const char *const lan[] = {"signal", "--listen", "192.0.2.1:0", NULL};
+    assert_int_equal(run_zq(lan, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--token-key-file"));
+    assert_non_null(strstr(err, "--open"));
+    const char *const any[] = {"signal", "--listen", "0.0.0.0:0", NULL};
+    assert_int_equal(run_zq(any, out, sizeof out, err, sizeof err), 2);
+    const char *const v6[] = {"signal", "--listen", "[::]:0", NULL};
+    assert_int_equal(run_zq(v6, out, sizeof out, err, sizeof err), 2);
 }
 
 /* A key is 1 to 1024 bytes and one optional newline; a longer file is refused whole, even when
@@ -1098,7 +1230,7 @@ int main(int argc, char **argv)
         MAIN_TEST(a_websocket_protocol_error_closes_only_that_client_with_1002),
         MAIN_TEST(a_70_kb_message_closes_only_that_client_with_1009),
         MAIN_TEST(a_text_frame_that_is_not_json_is_dropped_and_its_sender_stays),
-        MAIN_TEST(api_topics_lists_a_topic_created_by_a_socket_that_never_joined),
+        MAIN_TEST(api_lists_hold_what_joined_members_announced_per_room_until_they_leave),
         MAIN_TEST(a_static_file_is_served_byte_exact_with_its_content_type),
         MAIN_TEST(paths_out_of_the_web_root_or_hidden_are_not_served),
         MAIN_TEST(a_directory_without_its_slash_is_redirected_to_it),
@@ -1108,7 +1240,10 @@ int main(int argc, char **argv)
     };
     const struct CMUnitTest other_tests[] = {
         cmocka_unit_test(an_upgrade_from_an_origin_not_allowed_gets_403),
+        cmocka_unit_test(api_obeys_the_origin_allow_list_and_names_the_origin_it_allows),
         cmocka_unit_test(a_join_without_a_valid_token_is_refused_and_a_printed_token_works),
+        cmocka_unit_test(api_lists_of_a_keyed_server_need_a_room_and_its_token),
+        cmocka_unit_test(listening_beyond_loopback_without_a_token_key_needs_open),
         cmocka_unit_test(a_key_file_longer_than_a_key_is_refused),
         cmocka_unit_test(a_client_that_never_answers_pings_is_dropped_and_a_live_one_stays),
         cmocka_unit_test(clients_beyond_the_bound_get_503_and_two_hundred_join_and_leave),

@@ -335,7 +335,10 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1000));
   }
 
-  const signal = start('signal', ['signal', '--listen', `${HOST}:0`, '--web', join(here, 'page')]);
+  // In LAN mode HOST is the test namespace's own 192.0.2.1: beyond loopback, so --open.
+  const open = HOST.startsWith('127.') ? [] : ['--open'];
+  const signal = start('signal',
+    ['signal', '--listen', `${HOST}:0`, ...open, '--web', join(here, 'page')]);
   const [, port] = await waitLine(signal, /^zq signal: listening on http:\/\/[0-9.]+:(\d+) /);
   base = `http://${HOST}:${port}`;
   context = await launchChromium(profile, logs, [], { webrtcDefaults: LAN });

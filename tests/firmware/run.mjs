@@ -507,7 +507,8 @@ async function shutdown() {
 const printLogs = () => printTails(logs, logNames, 40);
 
 async function main() {
-  const signal = start('signal', zq, ['signal', '--listen', `${HOST}:0`, '--web', site]);
+  // --open: beyond loopback zq signal wants a token key or this; the bridge is the test's own.
+  const signal = start('signal', zq, ['signal', '--listen', `${HOST}:0`, '--open', '--web', site]);
   const { m } = await waitLine(signal, /^zq signal: listening on http:\/\/[0-9.]+:(\d+) /);
   base = `http://${HOST}:${m[1]}`;
   signalUrl = `ws://${HOST}:${m[1]}/ws`;

@@ -1,7 +1,8 @@
 /* libFuzzer target for the HTTP/1.1 head parsers (RFC 9112) and the static-file helpers.
  * Whatever arrives is refused or parsed into spans inside the input; a complete head is not
  * complete one byte earlier; the safe path of any parsed path stays inside the served tree;
- * and a request that passes as a WebSocket upgrade gets a 101 its own client accepts. */
+ * a query parameter decodes to no more bytes than its text, with no control character; and a
+ * request that passes as a WebSocket upgrade gets a 101 its own client accepts. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +89,29 @@ static void check_upgrade(const http_request_t *req)
     require(consumed == w.len);
 }
 
+/* The parameters zq reads (room, token) decode whole or not at all, never into more bytes than
+ * the query holds, and never with a control byte (which could end a C string or a log line). */
+static void check_query(const http_request_t *r)
+{
+    static const char *const names[] = {"room", "token", ""};
+    char small[8];
+    char out[ZQ_HTTP_MAX_REQUEST];
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        size_t n = 0;
+        zq_err_t err = http_query_param(r, names[k], out, sizeof out, &n);
+        require(err == ZQ_OK || err == ZQ_ERR_NOT_FOUND || err == ZQ_ERR_MALFORMED);
+        if (err == ZQ_OK) {
+            require(n <= r->query_len && strlen(out) == n);
+            for (size_t i = 0; i < n; i++) {
+                require((uint8_t)out[i] >= 0x20 && out[i] != 0x7F);
+            }
+        }
+        zq_err_t small_err = http_query_param(r, names[k], small, sizeof small, &n);
+        require(err != ZQ_OK || small_err == ZQ_OK || small_err == ZQ_ERR_TOO_LONG);
+        require(err == ZQ_OK || small_err == err || small_err == ZQ_ERR_TOO_LONG);
+    }
+}
+
 static http_request_t req;
 static http_response_t res;
 
@@ -113,6 +137,7 @@ static void fuzz_request(const char *text, size_t size)
     require(err == ZQ_OK || err == ZQ_ERR_MALFORMED || err == ZQ_ERR_UNSUPPORTED ||
             err == ZQ_ERR_TOO_LONG);
     check_safe_path(req.path, req.path_len);
+    check_query(&req);
     if (http_is_websocket_upgrade(&req)) {
         check_upgrade(&req);
     }

@@ -65,7 +65,7 @@ static void reset(void)
     sig_router_init(&router, &rand, check_sent, NULL);
     sender = -1;
     for (int i = 0; i < CLIENTS; i++) {
-        if (sig_router_connect(&router, 0, NULL, &clients[i]) != ZQ_OK) {
+        if (sig_router_connect(&router, 0, 0, NULL, &clients[i]) != ZQ_OK) {
             abort();
         }
     }

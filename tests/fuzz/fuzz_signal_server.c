@@ -9,8 +9,9 @@
  * its arguments: a new connection (with bytes already sent), bytes on one, a canned upgrade
  * request, a masked client frame built from fuzzed header bits and payload, a dispatch, time
  * passing, and a client that stops reading, half-closes or goes away. In the bytes and the
- * payloads, 0x01 N stands for connection N's welcome id (so offers reach their peer) and
- * 0x02 M for M x 64 bytes of 'a' (an SDP or a header line too big for a buffer).
+ * payloads, 0x01 N stands for connection N's welcome id (so offers reach their peer), 0x02 M
+ * for M x 64 bytes of 'a' (an SDP or a header line too big for a buffer) and 0x03 X for room
+ * "lab"'s token (so /api?room=lab&token= can open).
  *
  * Checked: after every dispatch and timer run, the sockets and the router agree on who is
  * connected, no close is left pending, no descriptor is held twice or by a free slot, and the
@@ -118,7 +119,7 @@ static socklen_t listen_addr_len;
 static char web_root[64];
 static int web_dir = -1;
 static const uint8_t token_key[] = "fuzz-key";
-static char good_token[65];
+static char good_token[SIG_TOKEN_TEXT_MAX + 1];
 static const char *const good_origin[] = {"http://good.example"};
 static const char ws_key[] = "dGhlIHNhbXBsZSBub25jZQ=="; /* base64 of the nonce below */
 static const char ws_nonce[] = "the sample nonce";
@@ -435,23 +436,24 @@ static void op_connect(input_t *in)
 }
 
 /* The bytes with each 0x01 N replaced by client N's id (its welcome's peerId), each 0x02 M by
- * M x 64 bytes of 'a'; as much as fits @p cap. */
+ * M x 64 bytes of 'a', each 0x03 X by room lab's token; as much as fits @p cap. */
 static size_t expand(const uint8_t *p, size_t n, uint8_t *out, size_t cap)
 {
     size_t len = 0;
     for (size_t i = 0; i < n && len < cap; i++) {
-        if ((p[i] != 0x01 && p[i] != 0x02) || i + 1 == n) {
+        if (p[i] < 0x01 || p[i] > 0x03 || i + 1 == n) {
             out[len++] = p[i];
             continue;
         }
-        bool id = p[i] == 0x01;
+        uint8_t kind = p[i];
         uint8_t arg = p[++i];
-        size_t add = id ? strlen(clients[arg % MAX_CONNS].id) : (size_t)arg * 64;
+        const char *text = kind == 0x01 ? clients[arg % MAX_CONNS].id : good_token;
+        size_t add = kind == 0x02 ? (size_t)arg * 64 : strlen(text);
         add = add < cap - len ? add : cap - len;
-        if (id) {
-            memcpy(out + len, clients[arg % MAX_CONNS].id, add);
-        } else {
+        if (kind == 0x02) {
             memset(out + len, 'a', add);
+        } else {
+            memcpy(out + len, text, add);
         }
         len += add;
     }
@@ -485,7 +487,8 @@ static void upgrade_target(uint8_t v, char *out, size_t cap)
         {"/ws?room=lab&token=", GOOD}, {"/ws?token=", WRONG}, {"/chat", NONE},
         {"/ws?token=", TWICE},  {"/?token=", NONE},
     };
-    static const char zeros[] = "0000000000000000000000000000000000000000000000000000000000000000";
+    static const char zeros[] = /* well formed, never lab's */
+        "4102444800.0000000000000000000000000000000000000000000000000000000000000000";
     int token = targets[v & 7].token;
     const char *first = token == WRONG ? zeros : token != NONE ? good_token : "";
     (void)snprintf(out, cap, "%s%s%s", targets[v & 7].path, first,
@@ -754,7 +757,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     check(web_dir >= 0);
     (void)atexit(remove_web_root);
     open_listener();
-    sig_room_token(token_key, sizeof token_key - 1, "lab", good_token);
+    sig_room_token(token_key, sizeof token_key - 1, "lab", 4102444800u /* 2100-01-01 */,
+                   good_token);
     for (size_t i = 0; i < MAX_CONNS; i++) {
         clients[i].fd = -1;
     }

@@ -94,7 +94,7 @@ static void go_online(unsigned i)
     members[i].client = client;
     members[i].online = true;
     unsigned got = 0;
-    assert_int_equal(sig_router_connect(&router, now, NULL, &got), ZQ_OK);
+    assert_int_equal(sig_router_connect(&router, now, 0, NULL, &got), ZQ_OK);
     assert_int_equal(got, client);
     node_signal_connected(&members[i].node);
 }

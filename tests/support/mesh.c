@@ -47,7 +47,7 @@ void mesh_online(unsigned i)
     m->client = client;
     m->online = true;
     unsigned got = 0;
-    if (sig_router_connect(&mesh.router, mesh.now, NULL, &got) != ZQ_OK || got != client) {
+    if (sig_router_connect(&mesh.router, mesh.now, 0, NULL, &got) != ZQ_OK || got != client) {
         fprintf(stderr, "mesh: router slot mismatch\n");
         abort();
     }

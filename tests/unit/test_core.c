@@ -106,6 +106,25 @@ static void address_equality_considers_family_ip_and_port(void **state)
     assert_false(zq_addr_same_ip(&none, &none));
 }
 
+static void loopback_is_127_slash_8_and_colon_colon_1_only(void **state)
+{
+    (void)state;
+    static const char *const yes[] = {"127.0.0.1", "127.255.0.9", "::1"};
+    static const char *const no[] = {"128.0.0.1", "0.0.0.0", "::", "192.0.2.1", "::2",
+                                     "::ffff:127.0.0.1", "fe80::1"};
+    zq_addr_t a;
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        assert_int_equal(zq_addr_parse_ip(yes[i], strlen(yes[i]), &a), ZQ_OK);
+        assert_true(zq_addr_is_loopback(&a));
+    }
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        assert_int_equal(zq_addr_parse_ip(no[i], strlen(no[i]), &a), ZQ_OK);
+        assert_false(zq_addr_is_loopback(&a));
+    }
+    zq_addr_t none = {0};
+    assert_false(zq_addr_is_loopback(&none));
+}
+
 static void reader_fails_sticky_past_the_end(void **state)
 {
     (void)state;
@@ -241,6 +260,7 @@ int main(void)
         cmocka_unit_test(address_with_port_parses_and_formats),
         cmocka_unit_test(format_refuses_a_buffer_too_small),
         cmocka_unit_test(address_equality_considers_family_ip_and_port),
+        cmocka_unit_test(loopback_is_127_slash_8_and_colon_colon_1_only),
         cmocka_unit_test(reader_fails_sticky_past_the_end),
         cmocka_unit_test(writer_fails_sticky_when_full),
         cmocka_unit_test(be64_round_trips),

@@ -96,6 +96,71 @@ static void path_and_query_are_split(void **state)
     assert_null(req.query);
 }
 
+/* The value of @p name in @p target's query, or the error. */
+static zq_err_t param(const char *target, const char *name, char *out, size_t cap)
+{
+    char text[512];
+    (void)snprintf(text, sizeof text, "GET %s HTTP/1.1\r\nHost: h\r\n\r\n", target);
+    assert_int_equal(parse(text), ZQ_OK);
+    size_t n = 0;
+    zq_err_t err = http_query_param(&req, name, out, cap, &n);
+    if (err == ZQ_OK) {
+        assert_int_equal(n, strlen(out));
+    }
+    return err;
+}
+
+static void a_query_parameter_is_found_by_its_whole_name_and_percent_decoded(void **state)
+{
+    (void)state;
+    char v[32];
+    assert_int_equal(param("/ws?room=lab&token=12.ab", "token", v, sizeof v), ZQ_OK);
+    assert_string_equal(v, "12.ab");
+    assert_int_equal(param("/ws?room=lab&token=12.ab", "room", v, sizeof v), ZQ_OK);
+    assert_string_equal(v, "lab");
+    assert_int_equal(param("/ws?xroom=no&room=my%20lab%2F1", "room", v, sizeof v), ZQ_OK);
+    assert_string_equal(v, "my lab/1");
+    assert_int_equal(param("/ws?room=a+b", "room", v, sizeof v), ZQ_OK);
+    assert_string_equal(v, "a+b"); /* '+' is a space in form bodies only */
+    assert_int_equal(param("/ws?room=&room=second", "room", v, sizeof v), ZQ_OK);
+    assert_string_equal(v, ""); /* the first one counts */
+    assert_int_equal(param("/ws?room=caf%C3%A9", "room", v, sizeof v), ZQ_OK);
+    assert_string_equal(v, "caf\xc3\xa9");
+}
+
+static void a_missing_parameter_is_not_found(void **state)
+{
+    (void)state;
+    char v[32];
+    assert_int_equal(param("/ws", "room", v, sizeof v), ZQ_ERR_NOT_FOUND);
+    assert_int_equal(param("/ws?", "room", v, sizeof v), ZQ_ERR_NOT_FOUND);
+    assert_int_equal(param("/ws?room", "room", v, sizeof v), ZQ_ERR_NOT_FOUND);
+    assert_int_equal(param("/ws?rooms=x&ro=y", "room", v, sizeof v), ZQ_ERR_NOT_FOUND);
+    assert_string_equal(v, "");
+}
+
+static void a_bad_escape_or_a_decoded_control_byte_is_malformed(void **state)
+{
+    (void)state;
+    char v[32];
+    assert_int_equal(param("/ws?room=%zz", "room", v, sizeof v), ZQ_ERR_MALFORMED);
+    assert_int_equal(param("/ws?room=ab%4", "room", v, sizeof v), ZQ_ERR_MALFORMED);
+    assert_int_equal(param("/ws?room=ab%", "room", v, sizeof v), ZQ_ERR_MALFORMED);
+    assert_int_equal(param("/ws?room=a%00b", "room", v, sizeof v), ZQ_ERR_MALFORMED);
+    assert_int_equal(param("/ws?room=a%0Ab", "room", v, sizeof v), ZQ_ERR_MALFORMED);
+    assert_int_equal(param("/ws?room=a%7Fb", "room", v, sizeof v), ZQ_ERR_MALFORMED);
+}
+
+static void a_value_longer_than_the_buffer_is_too_long_not_cut(void **state)
+{
+    (void)state;
+    char v[4];
+    assert_int_equal(param("/ws?room=abc", "room", v, sizeof v), ZQ_OK);
+    assert_string_equal(v, "abc");
+    assert_int_equal(param("/ws?room=abcd", "room", v, sizeof v), ZQ_ERR_TOO_LONG);
+    assert_int_equal(param("/ws?room=%61%62%63", "room", v, sizeof v), ZQ_OK); /* 3 decoded */
+}
+
 static void absolute_form_target_yields_its_path(void **state)
 {
     (void)state;
@@ -582,6 +647,10 @@ int main(void)
         cmocka_unit_test(parses_a_browser_upgrade_request),
         cmocka_unit_test(field_values_lose_surrounding_whitespace),
         cmocka_unit_test(path_and_query_are_split),
+        cmocka_unit_test(a_query_parameter_is_found_by_its_whole_name_and_percent_decoded),
+        cmocka_unit_test(a_missing_parameter_is_not_found),
+        cmocka_unit_test(a_bad_escape_or_a_decoded_control_byte_is_malformed),
+        cmocka_unit_test(a_value_longer_than_the_buffer_is_too_long_not_cut),
         cmocka_unit_test(absolute_form_target_yields_its_path),
         cmocka_unit_test(asterisk_form_only_for_options),
         cmocka_unit_test(empty_lines_before_the_request_line_are_skipped),

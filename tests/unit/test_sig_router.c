@@ -56,11 +56,19 @@ static int setup(void **state)
     return 0;
 }
 
-static unsigned connect_client(const char *token)
+/* The wall clock the tests' clients connect at, Unix seconds (2027-01-15). */
+#define NOW_UNIX 1800000000u
+
+static unsigned connect_client_at(uint64_t unix_s, const char *token)
 {
     unsigned c = 0;
-    assert_int_equal(sig_router_connect(&fx.router, 0, token, &c), ZQ_OK);
+    assert_int_equal(sig_router_connect(&fx.router, 0, unix_s, token, &c), ZQ_OK);
     return c;
+}
+
+static unsigned connect_client(const char *token)
+{
+    return connect_client_at(NOW_UNIX, token);
 }
 
 static void say(unsigned client, const char *frame)
@@ -419,35 +427,133 @@ static void a_full_client_table_refuses_cleanly(void **state)
         (void)connect_client(NULL);
     }
     unsigned c;
-    assert_int_equal(sig_router_connect(&fx.router, 0, NULL, &c), ZQ_ERR_CAPACITY);
+    assert_int_equal(sig_router_connect(&fx.router, 0, NOW_UNIX, NULL, &c), ZQ_ERR_CAPACITY);
     sig_router_disconnect(&fx.router, 3);
-    assert_int_equal(sig_router_connect(&fx.router, 0, NULL, &c), ZQ_OK);
+    assert_int_equal(sig_router_connect(&fx.router, 0, NOW_UNIX, NULL, &c), ZQ_OK);
     assert_int_equal(c, 3);
 }
 
-static void bookkeeping_socket_lists_names_and_is_no_member(void **state)
+/* The names of @p kind listed for @p room (NULL: every room), comma-separated. */
+static const char *listed(const char *room, sig_name_kind_t kind)
+{
+    static char out[1024];
+    sig_name_cursor_t cur = {0, 0};
+    const char *name;
+    out[0] = '\0';
+    while ((name = sig_router_next_name(&fx.router, room, kind, &cur)) != NULL) {
+        if (out[0] != '\0') {
+            strcat(out, ",");
+        }
+        assert_true(strlen(out) + strlen(name) < sizeof out);
+        strcat(out, name);
+    }
+    return out;
+}
+
+static void bookkeeping_frames_list_a_members_names_once_and_make_no_member(void **state)
 {
     (void)state;
     unsigned member_a = connect_client(NULL);
     unsigned books = connect_client(NULL);
     join(member_a, "default-topic");
+    join(books, "default-topic");
     say(books, "{\"type\":\"create_topic\",\"topic\":\"news\"}");
     say(books, "{\"type\":\"subscribe\",\"topic\":\"news\"}");
     say(books, "{\"type\":\"subscribe\",\"topic\":\"rpc.reply\"}");
     say(books, "{\"type\":\"create_queue\",\"queue\":\"jobs\"}");
     say(books, "{\"type\":\"consume\",\"queue\":\"jobs\"}");
-    unsigned late = connect_client(NULL);
-    join(late, "default-topic");
-    assert_int_equal(count_to(books, "peer_joined"), 0);
-    assert_int_equal(count_to(member_a, "peer_joined"), 1);
-    char out[256];
-    size_t n = sig_router_topics_json(&fx.router, out, sizeof out);
-    assert_int_equal(n, strlen("[\"news\",\"rpc.reply\"]"));
-    assert_memory_equal(out, "[\"news\",\"rpc.reply\"]", n);
-    n = sig_router_queues_json(&fx.router, out, sizeof out);
-    assert_int_equal(n, 8);
-    assert_memory_equal(out, "[\"jobs\"]", n);
-    assert_int_equal(sig_router_topics_json(&fx.router, out, 4), 0); /* too small: refused */
+    say(member_a, "{\"type\":\"subscribe\",\"topic\":\"news\"}");
+    assert_int_equal(count_to(member_a, "peer_joined"), 1); /* books only: nothing else */
+    assert_string_equal(listed("default-topic", SIG_NAME_TOPIC), "news,rpc.reply");
+    assert_string_equal(listed("default-topic", SIG_NAME_QUEUE), "jobs");
+    assert_int_equal(fx.router.dropped_names, 0);
+}
+
+static void a_socket_that_has_not_joined_lists_nothing(void **state)
+{
+    (void)state;
+    unsigned member = connect_client(NULL);
+    unsigned stranger = connect_client(NULL);
+    join(member, "lab");
+    uint32_t epoch = fx.router.names_epoch;
+    say(stranger, "{\"type\":\"create_topic\",\"topic\":\"spam\"}");
+    say(stranger, "{\"type\":\"consume\",\"queue\":\"spam\"}");
+    assert_string_equal(listed(NULL, SIG_NAME_TOPIC), "");
+    assert_string_equal(listed(NULL, SIG_NAME_QUEUE), "");
+    assert_int_equal(fx.router.dropped_names, 2);
+    assert_int_equal(fx.router.names_epoch, epoch);
+}
+
+static void each_room_lists_only_its_own_members_names(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    unsigned c = connect_client(NULL);
+    join(a, "lab");
+    join(b, "lab");
+    join(c, "home");
+    say(a, "{\"type\":\"subscribe\",\"topic\":\"temp\"}");
+    say(b, "{\"type\":\"subscribe\",\"topic\":\"temp\"}");
+    say(b, "{\"type\":\"subscribe\",\"topic\":\"alarm\"}");
+    say(c, "{\"type\":\"subscribe\",\"topic\":\"door\"}");
+    say(c, "{\"type\":\"subscribe\",\"topic\":\"temp\"}");
+    assert_string_equal(listed("lab", SIG_NAME_TOPIC), "temp,alarm");
+    assert_string_equal(listed("home", SIG_NAME_TOPIC), "door,temp");
+    assert_string_equal(listed("attic", SIG_NAME_TOPIC), "");
+    assert_string_equal(listed(NULL, SIG_NAME_TOPIC), "temp,alarm,door");
+}
+
+static void names_leave_the_lists_with_their_member(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    unsigned b = connect_client(NULL);
+    join(a, "lab");
+    join(b, "lab");
+    say(a, "{\"type\":\"subscribe\",\"topic\":\"temp\"}");
+    say(b, "{\"type\":\"create_queue\",\"queue\":\"jobs\"}");
+    uint32_t epoch = fx.router.names_epoch;
+    join(a, "home"); /* what it announced belonged to the room it left */
+    assert_string_equal(listed("lab", SIG_NAME_TOPIC), "");
+    assert_string_equal(listed("home", SIG_NAME_TOPIC), "");
+    assert_true(fx.router.names_epoch != epoch);
+    epoch = fx.router.names_epoch;
+    sig_router_disconnect(&fx.router, b);
+    assert_string_equal(listed(NULL, SIG_NAME_QUEUE), "");
+    assert_true(fx.router.names_epoch != epoch);
+    /* 1000 members come, announce, and go: the lists never fill. */
+    for (unsigned i = 0; i < 1000; i++) {
+        unsigned m = connect_client(NULL);
+        char name[16];
+        char frame[96];
+        snprintf(name, sizeof name, "t%u", i);
+        snprintf(frame, sizeof frame, "{\"type\":\"create_topic\",\"topic\":\"%s\"}", name);
+        join(m, "lab");
+        say(m, frame);
+        assert_string_equal(listed("lab", SIG_NAME_TOPIC), name);
+        sig_router_disconnect(&fx.router, m);
+    }
+    assert_int_equal(fx.router.dropped_names, 0);
+}
+
+static void a_member_announcing_beyond_its_share_is_counted_not_listed(void **state)
+{
+    (void)state;
+    unsigned a = connect_client(NULL);
+    join(a, "lab");
+    for (unsigned i = 0; i < ZQ_SIG_NAMES_PER_MEMBER + 3; i++) {
+        char frame[96];
+        snprintf(frame, sizeof frame, "{\"type\":\"subscribe\",\"topic\":\"t%u\"}", i);
+        say(a, frame);
+    }
+    assert_int_equal(fx.router.dropped_names, 3);
+    unsigned n = 0;
+    sig_name_cursor_t cur = {0, 0};
+    while (sig_router_next_name(&fx.router, "lab", SIG_NAME_TOPIC, &cur) != NULL) {
+        n++;
+    }
+    assert_int_equal(n, ZQ_SIG_NAMES_PER_MEMBER);
 }
 
 static void rooms_with_a_key_need_the_hmac_token_of_that_room(void **state)
@@ -455,10 +561,10 @@ static void rooms_with_a_key_need_the_hmac_token_of_that_room(void **state)
     (void)state;
     static const uint8_t key[] = "operator secret";
     sig_router_require_tokens(&fx.router, key, sizeof key - 1);
-    char good[65];
-    char other[65];
-    sig_room_token(key, sizeof key - 1, "room", good);
-    sig_room_token(key, sizeof key - 1, "other", other);
+    char good[SIG_TOKEN_TEXT_MAX + 1];
+    char other[SIG_TOKEN_TEXT_MAX + 1];
+    sig_room_token(key, sizeof key - 1, "room", NOW_UNIX + 60, good);
+    sig_room_token(key, sizeof key - 1, "other", NOW_UNIX + 60, other);
     unsigned a = connect_client(good);
     unsigned b = connect_client(good);
     unsigned wrong = connect_client(other);
@@ -473,10 +579,63 @@ static void rooms_with_a_key_need_the_hmac_token_of_that_room(void **state)
     assert_int_equal(fx.router.refused_joins, 3);
     assert_int_equal(count_to(wrong, "error"), 1);
     assert_int_equal(count_to(none, "error"), 1);
-    /* A token is the HMAC-SHA256 of the room name, in hex (RFC 4231 case 2's key and data). */
-    char t[65];
-    sig_room_token((const uint8_t *)"Jefe", 4, "what do ya want for nothing?", t);
-    assert_string_equal(t, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+static void a_token_stops_opening_its_room_at_its_expiry(void **state)
+{
+    (void)state;
+    static const uint8_t key[] = "operator secret";
+    sig_router_require_tokens(&fx.router, key, sizeof key - 1);
+    char t[SIG_TOKEN_TEXT_MAX + 1];
+    sig_room_token(key, sizeof key - 1, "room", NOW_UNIX + 60, t);
+    unsigned before = connect_client_at(NOW_UNIX + 59, t);
+    unsigned at = connect_client_at(NOW_UNIX + 60, t);
+    join(before, "room");
+    join(at, "room");
+    assert_int_equal(count_to(at, "error"), 1);
+    assert_int_equal(fx.router.refused_joins, 1);
+    assert_true(sig_router_token_opens(&fx.router, t, "room", NOW_UNIX + 59));
+    assert_false(sig_router_token_opens(&fx.router, t, "room", NOW_UNIX + 60));
+    assert_false(sig_router_token_opens(&fx.router, t, "other", NOW_UNIX));
+    assert_false(sig_router_token_opens(&fx.router, NULL, "room", NOW_UNIX));
+}
+
+static void a_token_with_its_expiry_changed_or_mangled_opens_nothing(void **state)
+{
+    (void)state;
+    static const uint8_t key[] = "operator secret";
+    sig_router_require_tokens(&fx.router, key, sizeof key - 1);
+    char t[SIG_TOKEN_TEXT_MAX + 1];
+    char forged[SIG_TOKEN_TEXT_MAX + 8];
+    sig_room_token(key, sizeof key - 1, "room", NOW_UNIX + 60, t);
+    const char *mac = strchr(t, '.');
+    assert_non_null(mac);
+    snprintf(forged, sizeof forged, "%u%s", NOW_UNIX + 86400, mac); /* a later expiry */
+    assert_false(sig_router_token_opens(&fx.router, forged, "room", NOW_UNIX));
+    snprintf(forged, sizeof forged, "0%s", t); /* the same number, spelt another way */
+    assert_false(sig_router_token_opens(&fx.router, forged, "room", NOW_UNIX));
+    assert_false(sig_router_token_opens(&fx.router, mac, "room", NOW_UNIX)); /* no expiry */
+    assert_false(sig_router_token_opens(&fx.router, mac + 1, "room", NOW_UNIX)); /* v0 form */
+    snprintf(forged, sizeof forged, "99999999999999999999%s", mac); /* past UINT64_MAX */
+    assert_false(sig_router_token_opens(&fx.router, forged, "room", NOW_UNIX));
+    snprintf(forged, sizeof forged, "%s0", t); /* one hex digit too many */
+    assert_false(sig_router_token_opens(&fx.router, forged, "room", NOW_UNIX));
+    snprintf(forged, sizeof forged, "%.*sx", (int)strlen(t) - 1, t);
+    assert_false(sig_router_token_opens(&fx.router, forged, "room", NOW_UNIX));
+    assert_true(sig_router_token_opens(&fx.router, t, "room", NOW_UNIX));
+}
+
+static void a_token_is_its_expiry_and_an_hmac_over_label_room_and_expiry(void **state)
+{
+    (void)state;
+    /* Checked against OpenSSL: printf 'zq-room-token-v1\nlab\n1800000000' |
+     * openssl dgst -sha256 -hmac Jefe */
+    char t[SIG_TOKEN_TEXT_MAX + 1];
+    sig_room_token((const uint8_t *)"Jefe", 4, "lab", 1800000000u, t);
+    assert_string_equal(t, "1800000000."
+                           "d27cd8af948b7977f68288ba9a4caccbb31a2253d2513357a98d4a1e1eaf7b8b");
+    sig_room_token((const uint8_t *)"Jefe", 4, "lab", UINT64_MAX, t);
+    assert_int_equal(strlen(t), SIG_TOKEN_TEXT_MAX);
 }
 
 static void silent_clients_are_found_idle_and_a_pong_keeps_them(void **state)
@@ -484,8 +643,8 @@ static void silent_clients_are_found_idle_and_a_pong_keeps_them(void **state)
     (void)state;
     unsigned a = 0;
     unsigned b = 0;
-    assert_int_equal(sig_router_connect(&fx.router, 1000, NULL, &a), ZQ_OK);
-    assert_int_equal(sig_router_connect(&fx.router, 1000, NULL, &b), ZQ_OK);
+    assert_int_equal(sig_router_connect(&fx.router, 1000, NOW_UNIX, NULL, &a), ZQ_OK);
+    assert_int_equal(sig_router_connect(&fx.router, 1000, NOW_UNIX, NULL, &b), ZQ_OK);
     assert_int_equal(sig_router_find_idle(&fx.router, 30999, 30000), -1);
     sig_router_touch(&fx.router, 20000, a);
     assert_int_equal(sig_router_find_idle(&fx.router, 31000, 30000), (int)b);
@@ -515,8 +674,18 @@ int main(void)
         cmocka_unit_test_setup(two_hundred_clients_join_and_leave_and_the_tables_return_to_empty,
                                setup),
         cmocka_unit_test_setup(a_full_client_table_refuses_cleanly, setup),
-        cmocka_unit_test_setup(bookkeeping_socket_lists_names_and_is_no_member, setup),
+        cmocka_unit_test_setup(bookkeeping_frames_list_a_members_names_once_and_make_no_member,
+                               setup),
+        cmocka_unit_test_setup(a_socket_that_has_not_joined_lists_nothing, setup),
+        cmocka_unit_test_setup(each_room_lists_only_its_own_members_names, setup),
+        cmocka_unit_test_setup(names_leave_the_lists_with_their_member, setup),
+        cmocka_unit_test_setup(a_member_announcing_beyond_its_share_is_counted_not_listed,
+                               setup),
         cmocka_unit_test_setup(rooms_with_a_key_need_the_hmac_token_of_that_room, setup),
+        cmocka_unit_test_setup(a_token_stops_opening_its_room_at_its_expiry, setup),
+        cmocka_unit_test_setup(a_token_with_its_expiry_changed_or_mangled_opens_nothing, setup),
+        cmocka_unit_test_setup(a_token_is_its_expiry_and_an_hmac_over_label_room_and_expiry,
+                               setup),
         cmocka_unit_test_setup(silent_clients_are_found_idle_and_a_pong_keeps_them, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,12 +122,6 @@ static void sockaddr_conversion_keeps_port_in_network_order(void **state)
     assert_int_equal(zq_bsd_sockaddr_from_addr(&none, &ss), 0);
 }
 
-static bool is_loopback(const zq_addr_t *a)
-{
-    zq_addr_t v6 = loopback6();
-    return (a->family == ZQ_AF_INET4 && a->ip[0] == 127) || zq_addr_same_ip(a, &v6);
-}
-
 static void host_addresses_leave_out_loopback_unless_asked(void **state)
 {
     (void)state;
@@ -143,7 +137,7 @@ static void host_addresses_leave_out_loopback_unless_asked(void **state)
 
     n = zq_port_host_addresses(addrs, 16, false);
     for (size_t i = 0; i < n; i++) {
-        assert_false(is_loopback(&addrs[i]));
+        assert_false(zq_addr_is_loopback(&addrs[i]));
         bool link_local = addrs[i].family == ZQ_AF_INET6 && addrs[i].ip[0] == 0xfe &&
                           (addrs[i].ip[1] & 0xc0) == 0x80;
         assert_false(link_local);
