@@ -32,8 +32,12 @@
 #include "stack/dtls/dtls.h"
 
 /** mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
- *  identity (README, "Memory and footprint"). One per process: a program hosts one node. */
-#define ZQ_NODE_HOST_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024)
+ *  identity (README, "Memory and footprint"), and a wss:// signalling session at its
+ *  handshake's peak (README, Security). One per process: a program hosts one node. */
+#define ZQ_NODE_HOST_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024 + ZQ_WSS_ARENA)
+/** What a wss:// session takes from the arena at its peak: 18.6 KB with an RSA-2048 server key,
+ *  9.6 KB with ECDSA P-256 (tests/interop/wss/run.sh; README, Security); room for RSA-4096. */
+#define ZQ_WSS_ARENA (32 * 1024)
 
 typedef struct {
     zq_host_t host;

@@ -77,6 +77,12 @@ target_compile_definitions(zq_mbedtls PUBLIC MBEDTLS_CONFIG_FILE="${ZQ_MBEDTLS_C
 # wherever they are built, natively or for a qemu target (scripts/qemu-test), never on a device.
 if(ZQ_HOST)
   target_compile_definitions(zq_mbedtls PUBLIC ZQ_MBEDTLS_HOST)
+  # wss:// to servers that ignore RFC 6066's max_fragment_length: 16 KiB records, at 14.8 KiB
+  # more for every TLS and DTLS session (config/zq_mbedtls_tls.h).
+  option(ZQ_TLS_FULL_RECORDS "TLS and DTLS input buffers for 16 KiB records" OFF)
+  if(ZQ_TLS_FULL_RECORDS)
+    target_compile_definitions(zq_mbedtls PUBLIC ZQ_TLS_FULL_RECORDS)
+  endif()
 endif()
 # Third-party code: build it with its own expectations, not zq's warning flags.
 set_target_properties(zq_mbedtls PROPERTIES C_STANDARD 99 COMPILE_OPTIONS "-w")

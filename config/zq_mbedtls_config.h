@@ -73,6 +73,9 @@
 #define MBEDTLS_PK_WRITE_C
 
 /* ---- Certificates and DTLS 1.2: the TLS half, the same on mbedTLS 4 ----------------------- */
+#if defined(ZQ_MBEDTLS_HOST)
+#include "zq_mbedtls_tls.h" /* wss:// signalling */
+#endif
 #include "zq_mbedtls_dtls.h"
 
 /* ---- Host-only: tests, tools, measurements ------------------------------------------------ */

@@ -36,7 +36,9 @@
         MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256
 /* Record buffers: a DTLS record never exceeds one datagram (ZQ_DTLS_MTU, 1200 by default), but
  * a peer may send up to its own MTU, so the input side keeps room for a full Ethernet frame. */
+#ifndef MBEDTLS_SSL_IN_CONTENT_LEN /* zq_mbedtls_tls.h's ZQ_TLS_FULL_RECORDS: 16 KiB */
 #define MBEDTLS_SSL_IN_CONTENT_LEN 1536
+#endif
 #define MBEDTLS_SSL_OUT_CONTENT_LEN 1280
 /* Out-of-order handshake messages kept for later: Chromium's 1,413-byte ClientHello in two
  * fragments, or a peer's whole second flight, fits. */

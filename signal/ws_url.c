@@ -6,7 +6,8 @@
 #include "zq/ascii.h"
 #include "zq/text.h"
 
-#define WS_DEFAULT_PORT 80 /* RFC 6455 §3 */
+#define WS_DEFAULT_PORT 80   /* RFC 6455 §3 */
+#define WSS_DEFAULT_PORT 443 /* RFC 6455 §3 */
 
 /* RFC 3986 §3.1: schemes are case-insensitive. */
 static bool has_prefix_nocase(const char *s, size_t len, const char *prefix)
@@ -23,18 +24,19 @@ static bool has_prefix_nocase(const char *s, size_t len, const char *prefix)
     return true;
 }
 
-static zq_err_t parse_scheme(const char *url, size_t len, size_t *skip, const char **why)
+static zq_err_t parse_scheme(const char *url, size_t len, ws_url_t *out, size_t *skip,
+                             const char **why)
 {
     if (has_prefix_nocase(url, len, "ws://")) {
         *skip = 5;
         return ZQ_OK;
     }
     if (has_prefix_nocase(url, len, "wss://")) {
-        *why = "wss:// is not supported, use ws:// (TLS to the signalling server is a reverse "
-               "proxy's job)";
-        return ZQ_ERR_UNSUPPORTED;
+        out->secure = true;
+        *skip = 6;
+        return ZQ_OK;
     }
-    *why = "a WebSocket URL starts with ws://";
+    *why = "a WebSocket URL starts with ws:// or wss://";
     return ZQ_ERR_MALFORMED;
 }
 
@@ -125,7 +127,7 @@ static zq_err_t parse_authority(const char *auth, size_t len, ws_url_t *out, con
     if (err != ZQ_OK) {
         return err;
     }
-    out->port = WS_DEFAULT_PORT;
+    out->port = out->secure ? WSS_DEFAULT_PORT : WS_DEFAULT_PORT;
     if (port != NULL) {
         err = parse_port(port, (size_t)(auth + len - port), &out->port, why);
     }
@@ -169,7 +171,7 @@ zq_err_t ws_url_parse(const char *url, size_t len, ws_url_t *out, const char **w
     }
     memset(out, 0, sizeof *out);
     size_t at = 0;
-    zq_err_t err = parse_scheme(url, len, &at, why);
+    zq_err_t err = parse_scheme(url, len, out, &at, why);
     if (err != ZQ_OK) {
         return err;
     }

@@ -18,17 +18,19 @@
 #ifndef ZQ_SIGNAL_WS_URL_H
 #define ZQ_SIGNAL_WS_URL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "zq/addr.h"
 #include "zq/err.h"
 
-/** A `ws://` URL's parts. The spans borrow the parsed text: it must outlive them. */
+/** A `ws://` or `wss://` URL's parts. The spans borrow the parsed text: it must outlive them. */
 typedef struct {
+    bool secure;        /**< wss://: TLS under the WebSocket (RFC 6455 §3) */
     const char *host;   /**< as written, an IPv6 address without its brackets */
     size_t host_len;    /**< 1 or more */
-    uint16_t port;      /**< 1-65535; 80 when the URL names none (RFC 6455 §3) */
+    uint16_t port;      /**< 1-65535; 80 (443 for wss://) when the URL names none (§3) */
     zq_addr_t addr;     /**< a numeric host's address, with the port; else ZQ_AF_NONE */
     const char *target; /**< path and query as written, visible ASCII; may be empty */
     size_t target_len;
@@ -40,8 +42,8 @@ typedef struct {
  * (RFC 6455 §3), user information, an empty host, a port outside 1-65535, and a path with
  * spaces or control characters (RFC 9112 §3.2).
  * @param why set on failure to a static English reason; may be NULL.
- * @return ZQ_OK; ZQ_ERR_UNSUPPORTED for `wss://`; ZQ_ERR_MALFORMED otherwise. @p out is
- *         meaningful only on ZQ_OK.
+ * @return ZQ_OK; ZQ_ERR_MALFORMED otherwise. @p out is meaningful only on ZQ_OK; its secure
+ *         flag says the scheme was `wss://` (the client must then speak TLS, or refuse).
  */
 zq_err_t ws_url_parse(const char *url, size_t len, ws_url_t *out, const char **why);
 

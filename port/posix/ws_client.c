@@ -2,10 +2,12 @@
  * then the loop's readable/writable callbacks feeding signal/ws.h's connection. */
 #include "port/posix/ws_client.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "port/ws/ws_socket.h"
 #include "port/posix/resolve.h"
+#include "port/posix/ws_tls.h"
 #include "signal/http.h"
 #include "signal/ws_url.h"
 
@@ -34,6 +36,7 @@ zq_err_t zq_ws_url_parse(const char *url, zq_ws_url_t *out, const char **why)
         *why = "the path is too long";
         return ZQ_ERR_TOO_LONG;
     }
+    out->secure = u.secure;
     out->port = u.port;
     out->addr = u.addr;
     return ZQ_OK;
@@ -65,12 +68,32 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
     return err;
 }
 
+/* wss://: TLS first, to the URL's host (its name is what the certificate must show). */
+static zq_err_t start_tls(zq_ws_client_t *c, uint32_t timeout_ms, const char **why)
+{
+    tls_client_config_t *cfg;
+    zq_err_t err = zq_posix_tls_config(&cfg, why);
+    if (err != ZQ_OK) {
+        return err;
+    }
+    c->link.tls = &c->tls;
+    return zq_ws_link_tls_handshake(&c->link, cfg, c->url.host, zq_port_now_ms() + timeout_ms,
+                                    why);
+}
+
 static zq_err_t handshake(zq_ws_client_t *c, uint32_t timeout_ms, const char **why)
 {
     char head[ZQ_HTTP_MAX_REQUEST];
+    c->link = (zq_ws_link_t){.sock = c->sock, .tls = NULL};
+    if (c->url.secure) {
+        zq_err_t err = start_tls(c, timeout_ms, why);
+        if (err != ZQ_OK) {
+            return err;
+        }
+    }
     zq_ws_socket_target_t to = {.host = c->url.host, .port = c->url.port, .path = c->url.path};
-    return zq_ws_socket_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
-                               sizeof c->why, why);
+    return zq_ws_socket_handshake(&c->link, &to, &c->rand, timeout_ms, head, sizeof head,
+                                  c->why, sizeof c->why, why);
 }
 
 static void on_ready(void *ctx, int fd, uint64_t now);
@@ -101,6 +124,11 @@ zq_err_t zq_ws_client_open(zq_ws_client_t *c, zq_loop_t *loop, const zq_ws_url_t
         err = ZQ_ERR_CAPACITY;
     }
     if (err != ZQ_OK) {
+        if (*why == c->tls.why) { /* TLS's reason outlives its session */
+            (void)snprintf(c->why, sizeof c->why, "%s", c->tls.why);
+            *why = c->why;
+        }
+        tls_client_free(&c->tls);
         zq_port_tcp_close(c->sock);
         c->sock = ZQ_SOCKET_INVALID;
         return err;
@@ -123,7 +151,7 @@ static void set_write_interest(zq_ws_client_t *c, bool on)
 /* Writes what the socket takes; the rest waits for the loop's writable callback. */
 static zq_err_t flush(zq_ws_client_t *c)
 {
-    zq_err_t err = zq_ws_socket_flush(&c->ws, c->sock);
+    zq_err_t err = zq_ws_socket_flush(&c->ws, &c->link);
     if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
         return err;
     }
@@ -133,6 +161,8 @@ static zq_err_t flush(zq_ws_client_t *c)
 
 static void release(zq_ws_client_t *c)
 {
+    zq_ws_link_end_tls(&c->link); /* close_notify (RFC 5246 §7.2.1) if the socket takes it */
+    c->link.tls = NULL;
     zq_loop_remove_fd(c->loop, c->sock);
     zq_port_tcp_close(c->sock);
     c->sock = ZQ_SOCKET_INVALID;
@@ -202,9 +232,10 @@ static void on_ready(void *ctx, int fd, uint64_t now)
     zq_ws_client_t *c = ctx;
     (void)fd;
     uint8_t buf[4096];
-    for (int i = 0; i < READS_PER_WAKE; i++) {
+    /* Decrypted bytes TLS still holds do not make the socket readable: read them all. */
+    for (int i = 0; i < READS_PER_WAKE || zq_ws_link_pending_input(&c->link); i++) {
         size_t len = 0;
-        zq_err_t err = zq_port_tcp_recv(c->sock, buf, sizeof buf, &len);
+        zq_err_t err = zq_ws_link_recv(&c->link, buf, sizeof buf, &len);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             break;
         }
@@ -226,10 +257,11 @@ zq_err_t zq_ws_client_send_text(zq_ws_client_t *c, const char *text, size_t len)
     if (c->state != ZQ_WS_CLIENT_OPEN) {
         return ZQ_ERR_CLOSED;
     }
-    zq_err_t err = zq_ws_socket_send_text(&c->ws, c->sock, text, len);
+    zq_err_t err = zq_ws_socket_send_text(&c->ws, &c->link, text, len);
     const uint8_t *out;
     size_t n;
-    set_write_interest(c, ws_pending_output(&c->ws, &out, &n));
+    set_write_interest(c, ws_pending_output(&c->ws, &out, &n) ||
+                              zq_ws_link_pending_output(&c->link));
     return err;
 }
 

@@ -22,7 +22,11 @@
  * zq_ws_client_close(&ws);
  * @endcode
  *
- * Only `ws://`: TLS to a signalling server belongs to a reverse proxy in front of it.
+ * `wss://` runs the WebSocket over TLS 1.2 (stack/tls/tls_client.h): the server's chain is
+ * checked against the CA bundle in $SSL_CERT_FILE (OpenSSL's variable; default Debian's
+ * /etc/ssl/certs/ca-certificates.crt), its name against the URL's host, and, if $ZQ_TLS_PIN
+ * is set ("sha256/" and the base64 of the SHA-256 of the server key's SubjectPublicKeyInfo,
+ * curl's --pinnedpubkey form), its key against the pin (port/posix/ws_tls.c).
  */
 #ifndef ZQ_PORT_POSIX_WS_CLIENT_H
 #define ZQ_PORT_POSIX_WS_CLIENT_H
@@ -33,15 +37,18 @@
 
 #include "port/posix/loop.h"
 #include "port/zq_port.h"
+#include "port/ws/ws_link.h"
 #include "signal/ws.h"
+#include "stack/tls/tls_client.h"
 #include "zq/addr.h"
 #include "zq/err.h"
 #include "zq/rand.h"
 
-/** A parsed `ws://host[:port][/path][?query]` URL. */
+/** A parsed `ws://host[:port][/path][?query]` or `wss://` URL. */
 typedef struct {
+    bool secure;     /**< wss:// */
     char host[256];  /**< as written, IPv6 without its brackets: "::1", "signal.local" */
-    uint16_t port;   /**< 80 when the URL names none (RFC 6455 §3) */
+    uint16_t port;   /**< 80 (wss: 443) when the URL names none (RFC 6455 §3) */
     char path[512];  /**< request-target: path and query, "/" when the URL has none */
     zq_addr_t addr;  /**< the host's address if it is a numeric IP (with port); else family
                           ZQ_AF_NONE and zq_ws_client_open() resolves the name */
@@ -53,8 +60,8 @@ typedef struct {
  * fragment is refused (RFC 6455 §3), as are user information, an empty host, a port outside
  * 1-65535 and a path with spaces or control characters.
  * @param why set on failure to a static English reason.
- * @return ZQ_OK; ZQ_ERR_UNSUPPORTED for `wss://`; ZQ_ERR_MALFORMED otherwise; ZQ_ERR_TOO_LONG
- *         for a host or path that does not fit.
+ * @return ZQ_OK; ZQ_ERR_MALFORMED otherwise; ZQ_ERR_TOO_LONG for a host or path that does not
+ *         fit.
  */
 zq_err_t zq_ws_url_parse(const char *url, zq_ws_url_t *out, const char **why);
 
@@ -76,13 +83,15 @@ typedef enum { ZQ_WS_CLIENT_CLOSED = 0, ZQ_WS_CLIENT_OPEN } zq_ws_client_state_t
 typedef struct zq_ws_client {
     zq_ws_client_state_t state;
     zq_socket_t sock;
+    zq_ws_link_t link;                /* sock, and tls for wss:// */
+    tls_client_t tls;
     zq_loop_t *loop;                  /* borrowed */
     zq_ws_client_callbacks_t cb;
     void *ctx;                        /* borrowed */
     zq_ws_url_t url;
     zq_rand_t rand;                   /* masking keys (§5.3); ws keeps a copy too */
     bool want_write;                  /* writable interest set on the loop */
-    char why[96];                     /* a reason built at open, e.g. with the HTTP status */
+    char why[224];                    /* a reason built at open, e.g. with the HTTP status */
     char reason[WS_MAX_CONTROL_PAYLOAD]; /* the close reason handed to on_closed */
     ws_conn_t ws;
 } zq_ws_client_t;
@@ -95,8 +104,11 @@ typedef struct zq_ws_client {
  * Opening reads nothing past the server's handshake answer: frames that followed it are read
  * by the loop and reach on_text from there, never during this call.
  * @param why set on failure to a reason in English (static, or in @p c until its next open).
+ * For `wss://` the TLS handshake comes between the two (same timeout).
  * @return ZQ_OK; ZQ_ERR_NOT_FOUND (the name does not resolve); ZQ_ERR_IO (connection refused or
  *         unreachable, or the server closed during the handshake); ZQ_ERR_TIMEOUT;
+ *         ZQ_ERR_INTEGRITY (wss: the server's certificate was refused, *why says why);
+ *         ZQ_ERR_CRYPTO (wss: no CA bundle, or TLS failed);
  *         ZQ_ERR_MALFORMED (the answer was not a WebSocket upgrade: *why names its status,
  *         e.g. "the server answered 404 Not Found, not a WebSocket upgrade"); ZQ_ERR_CAPACITY
  *         (the loop watches ZQ_LOOP_MAX_FDS fds already); ZQ_ERR_STATE if @p c is open.

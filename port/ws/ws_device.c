@@ -23,6 +23,10 @@ zq_err_t zq_device_url_parse(const char *url, zq_device_url_t *out, const char *
     if (err != ZQ_OK) {
         return err;
     }
+    if (u.secure) {
+        *why = "wss:// is not supported on this device port yet: use ws://";
+        return ZQ_ERR_UNSUPPORTED; /* issue #20: TLS on the devices */
+    }
     if (u.addr.family == ZQ_AF_INET6) {
         *why = "IPv6 addresses are not supported here: use an IPv4 address or a name";
         return ZQ_ERR_UNSUPPORTED; /* resolve() and the runner's sockets are IPv4 */
@@ -46,7 +50,8 @@ static zq_err_t handshake(zq_device_ws_t *c, const zq_device_url_t *url, uint32_
 {
     char head[HEAD_MAX];
     zq_ws_socket_target_t to = {.host = url->host, .port = url->port, .path = url->path};
-    return zq_ws_socket_handshake(c->sock, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
+    zq_ws_link_t link = {.sock = c->sock, .tls = NULL};
+    return zq_ws_socket_handshake(&link, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
                                sizeof c->why, why);
 }
 
@@ -84,7 +89,8 @@ bool zq_device_ws_wants_write(zq_device_ws_t *c)
 /* Writes what the socket takes now; the rest when the runner sees it writable. */
 static zq_err_t flush(zq_device_ws_t *c)
 {
-    zq_err_t err = zq_ws_socket_flush(&c->ws, c->sock);
+    zq_ws_link_t link = {.sock = c->sock, .tls = NULL};
+    zq_err_t err = zq_ws_socket_flush(&c->ws, &link);
     return err == ZQ_ERR_WOULD_BLOCK ? ZQ_OK : err;
 }
 
@@ -165,7 +171,8 @@ zq_err_t zq_device_ws_service(zq_device_ws_t *c, uint64_t now, bool readable,
 /* A failed write shows up as the socket's reset or end on the next service. */
 zq_err_t zq_device_ws_send_text(zq_device_ws_t *c, const char *text, size_t len)
 {
-    return c->open ? zq_ws_socket_send_text(&c->ws, c->sock, text, len) : ZQ_ERR_CLOSED;
+    zq_ws_link_t link = {.sock = c->sock, .tls = NULL};
+    return c->open ? zq_ws_socket_send_text(&c->ws, &link, text, len) : ZQ_ERR_CLOSED;
 }
 
 void zq_device_ws_close(zq_device_ws_t *c)

@@ -21,13 +21,14 @@ zq_err_t zq_ws_socket_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_soc
     return err;
 }
 
-static zq_err_t send_all(zq_socket_t sock, const uint8_t *data, size_t len, uint64_t deadline)
+static zq_err_t send_all(zq_ws_link_t *link, const uint8_t *data, size_t len,
+                         uint64_t deadline)
 {
-    while (len > 0) {
-        zq_err_t err = zq_port_tcp_wait(sock, true, deadline);
+    while (len > 0 || zq_ws_link_pending_output(link)) {
+        zq_err_t err = zq_ws_link_wait(link, true, deadline);
         size_t sent = 0;
         if (err == ZQ_OK) {
-            err = zq_port_tcp_send(sock, data, len, &sent);
+            err = len > 0 ? zq_ws_link_send(link, data, len, &sent) : zq_ws_link_flush(link);
         }
         if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
             return err;
@@ -38,29 +39,31 @@ static zq_err_t send_all(zq_socket_t sock, const uint8_t *data, size_t len, uint
     return ZQ_OK;
 }
 
-/* Host field (RFC 9112 §3.2, RFC 6455 §4.1 item 4): brackets around IPv6, the port unless 80. */
-static void host_field(const zq_ws_socket_target_t *to, char *out, size_t cap)
+/* Host field (RFC 9112 §3.2, RFC 6455 §4.1 item 4): brackets around IPv6, the port unless it
+ * is the scheme's default (80, or 443 over TLS). */
+static void host_field(const zq_ws_link_t *link, const zq_ws_socket_target_t *to, char *out,
+                       size_t cap)
 {
     bool v6 = strchr(to->host, ':') != NULL;
     int n = snprintf(out, cap, "%s%s%s", v6 ? "[" : "", to->host, v6 ? "]" : "");
-    if (to->port != 80 && n > 0 && (size_t)n < cap) {
+    if (to->port != (link->tls != NULL ? 443 : 80) && n > 0 && (size_t)n < cap) {
         (void)snprintf(out + n, cap - (size_t)n, ":%u", (unsigned)to->port);
     }
 }
 
-static zq_err_t send_request(zq_socket_t sock, const zq_ws_socket_target_t *to,
+static zq_err_t send_request(zq_ws_link_t *link, const zq_ws_socket_target_t *to,
                              const uint8_t nonce[16], char *scratch, size_t cap,
                              uint64_t deadline)
 {
     char host[256 + 16]; /* a DNS name's 253 characters, brackets and ":65535" */
-    host_field(to, host, sizeof host);
+    host_field(link, to, host, sizeof host);
     ws_client_handshake_t hs = {.host = host, .path = to->path};
     memcpy(hs.nonce, nonce, sizeof hs.nonce);
     zq_writer_t w = zq_writer((uint8_t *)scratch, cap);
     if (ws_client_request(&w, &hs) != ZQ_OK) {
         return ZQ_ERR_INVALID_ARG;
     }
-    return send_all(sock, (const uint8_t *)scratch, w.len, deadline);
+    return send_all(link, (const uint8_t *)scratch, w.len, deadline);
 }
 
 /* How many of the @p n new bytes at buf[have..] belong to the head: up to and including the
@@ -78,9 +81,41 @@ static size_t head_part(const char *buf, size_t have, size_t n, bool *done)
     return n;
 }
 
-/* Reads the answer's head and not one byte more (a peek, then exactly the head's part):
- * frames sent right after it stay in the socket, so the caller's loop finds it readable. */
-static zq_err_t read_head(zq_socket_t sock, char *buf, size_t cap, uint64_t deadline,
+/* The next bytes of the head: over TCP a peek, then exactly the head's part; over TLS one byte
+ * at a time (TLS keeps the rest decrypted for the caller's first read). */
+static zq_err_t read_head_part(zq_ws_link_t *link, char *buf, size_t cap, size_t *have,
+                               bool *done)
+{
+    size_t n = 0;
+    if (link->tls != NULL) {
+        zq_err_t err = zq_ws_link_recv(link, (uint8_t *)buf + *have, 1, &n);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            return ZQ_OK;
+        }
+        if (err != ZQ_OK) {
+            return ZQ_ERR_CLOSED;
+        }
+        (void)head_part(buf, *have, n, done);
+        *have += n;
+        return ZQ_OK;
+    }
+    zq_err_t err = zq_port_tcp_peek(link->sock, (uint8_t *)buf + *have, cap - *have, &n);
+    if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+        return ZQ_ERR_CLOSED;
+    }
+    size_t take = n > 0 ? head_part(buf, *have, n, done) : 0;
+    size_t got = 0;
+    if (take > 0 && (zq_port_tcp_recv(link->sock, (uint8_t *)buf + *have, take, &got) != ZQ_OK ||
+                     got != take)) {
+        return ZQ_ERR_CLOSED;
+    }
+    *have += take;
+    return ZQ_OK;
+}
+
+/* Reads the answer's head and not one byte more: frames sent right after it stay for the
+ * caller's loop. */
+static zq_err_t read_head(zq_ws_link_t *link, char *buf, size_t cap, uint64_t deadline,
                           size_t *have)
 {
     bool done = false;
@@ -89,22 +124,13 @@ static zq_err_t read_head(zq_socket_t sock, char *buf, size_t cap, uint64_t dead
         if (*have == cap) {
             return ZQ_ERR_TOO_LONG;
         }
-        zq_err_t err = zq_port_tcp_wait(sock, false, deadline);
+        zq_err_t err = zq_ws_link_wait(link, false, deadline);
+        if (err == ZQ_OK) {
+            err = read_head_part(link, buf, cap, have, &done);
+        }
         if (err != ZQ_OK) {
             return err;
         }
-        size_t n = 0;
-        err = zq_port_tcp_peek(sock, (uint8_t *)buf + *have, cap - *have, &n);
-        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
-            return ZQ_ERR_CLOSED;
-        }
-        size_t take = n > 0 ? head_part(buf, *have, n, &done) : 0;
-        size_t got = 0;
-        if (take > 0 && (zq_port_tcp_recv(sock, (uint8_t *)buf + *have, take, &got) != ZQ_OK ||
-                         got != take)) {
-            return ZQ_ERR_CLOSED;
-        }
-        *have += take;
     }
     return ZQ_OK;
 }
@@ -128,9 +154,10 @@ static zq_err_t explain_answer(zq_err_t err, int status, char *why_buf, size_t w
     return ZQ_ERR_MALFORMED;
 }
 
-zq_err_t zq_ws_socket_handshake(zq_socket_t sock, const zq_ws_socket_target_t *to, zq_rand_t *rand,
-                             uint32_t timeout_ms, char *scratch, size_t scratch_cap,
-                             char *why_buf, size_t why_cap, const char **why)
+zq_err_t zq_ws_socket_handshake(zq_ws_link_t *link, const zq_ws_socket_target_t *to,
+                                zq_rand_t *rand, uint32_t timeout_ms, char *scratch,
+                                size_t scratch_cap, char *why_buf, size_t why_cap,
+                                const char **why)
 {
     uint64_t deadline = zq_port_now_ms() + timeout_ms;
     uint8_t nonce[16];
@@ -139,9 +166,9 @@ zq_err_t zq_ws_socket_handshake(zq_socket_t sock, const zq_ws_socket_target_t *t
         return ZQ_ERR_CRYPTO;
     }
     size_t have = 0;
-    zq_err_t err = send_request(sock, to, nonce, scratch, scratch_cap, deadline);
+    zq_err_t err = send_request(link, to, nonce, scratch, scratch_cap, deadline);
     if (err == ZQ_OK) {
-        err = read_head(sock, scratch, scratch_cap, deadline, &have);
+        err = read_head(link, scratch, scratch_cap, deadline, &have);
     }
     if (err == ZQ_ERR_TIMEOUT) {
         *why = "no answer to the WebSocket upgrade within the timeout";
@@ -161,26 +188,28 @@ zq_err_t zq_ws_socket_handshake(zq_socket_t sock, const zq_ws_socket_target_t *t
 
 /* ---- Open: output as the socket takes it ----------------------------------------------------- */
 
-zq_err_t zq_ws_socket_flush(ws_conn_t *ws, zq_socket_t sock)
+zq_err_t zq_ws_socket_flush(ws_conn_t *ws, zq_ws_link_t *link)
 {
     const uint8_t *out;
     size_t n;
     while (ws_pending_output(ws, &out, &n)) {
         size_t sent = 0;
-        zq_err_t err = zq_port_tcp_send(sock, out, n, &sent);
+        zq_err_t err = zq_ws_link_send(link, out, n, &sent);
         if (err != ZQ_OK) {
             return err;
         }
         ws_output_consumed(ws, sent);
     }
-    return ZQ_OK;
+    zq_err_t err = zq_ws_link_flush(link);
+    return err == ZQ_OK && zq_ws_link_pending_output(link) ? ZQ_ERR_WOULD_BLOCK : err;
 }
 
-zq_err_t zq_ws_socket_send_text(ws_conn_t *ws, zq_socket_t sock, const char *text, size_t len)
+zq_err_t zq_ws_socket_send_text(ws_conn_t *ws, zq_ws_link_t *link, const char *text,
+                                size_t len)
 {
     zq_err_t err = ws_send_text(ws, text, len);
     if (err == ZQ_ERR_WOULD_BLOCK) {
-        (void)zq_ws_socket_flush(ws, sock);
+        (void)zq_ws_socket_flush(ws, link);
         err = ws_send_text(ws, text, len);
     }
     if (err == ZQ_ERR_STATE || err == ZQ_ERR_CLOSED) {
@@ -189,7 +218,7 @@ zq_err_t zq_ws_socket_send_text(ws_conn_t *ws, zq_socket_t sock, const char *tex
     if (err == ZQ_OK) {
         /* A failed write is not reported here: the socket turns readable with the reset or
          * the end of stream, and reading it ends the connection. */
-        (void)zq_ws_socket_flush(ws, sock);
+        (void)zq_ws_socket_flush(ws, link);
     }
     return err;
 }

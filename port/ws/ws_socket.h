@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "port/ws/ws_link.h"
 #include "port/zq_port.h"
 #include "signal/ws.h"
 #include "zq/addr.h"
@@ -34,26 +35,29 @@ zq_err_t zq_ws_socket_connect(const zq_addr_t *addr, uint32_t timeout_ms, zq_soc
                            const char **why);
 
 /**
- * Sends the upgrade request (RFC 6455 §4.1, a fresh Sec-WebSocket-Key from @p rand) on @p sock
- * and reads the server's answer, at most @p timeout_ms in all. Nothing past the answer's head is
- * read: frames that followed it stay in the socket for the caller's first read.
+ * Sends the upgrade request (RFC 6455 §4.1, a fresh Sec-WebSocket-Key from @p rand) on @p link
+ * (TCP, or TLS already open on it) and reads the server's answer, at most @p timeout_ms in all.
+ * Nothing past the answer's head is read: frames that followed it stay in the socket (or in
+ * TLS's decrypted input) for the caller's first read.
  * @param scratch holds the request, then the answer's head (its size bounds both).
  * @param why_buf set with the HTTP status when the server refuses the upgrade.
  * @param why set on failure to a reason in English (static, or @p why_buf).
  * @return ZQ_OK; ZQ_ERR_TIMEOUT; ZQ_ERR_IO (the server closed the connection); ZQ_ERR_MALFORMED
  *         (not a WebSocket upgrade); ZQ_ERR_CRYPTO (the random source failed).
  */
-zq_err_t zq_ws_socket_handshake(zq_socket_t sock, const zq_ws_socket_target_t *to, zq_rand_t *rand,
-                             uint32_t timeout_ms, char *scratch, size_t scratch_cap,
-                             char *why_buf, size_t why_cap, const char **why);
+zq_err_t zq_ws_socket_handshake(zq_ws_link_t *link, const zq_ws_socket_target_t *to,
+                                zq_rand_t *rand, uint32_t timeout_ms, char *scratch,
+                                size_t scratch_cap, char *why_buf, size_t why_cap,
+                                const char **why);
 
-/** Writes @p ws's output as far as @p sock takes it now. @return ZQ_OK (all written);
+/** Writes @p ws's output as far as @p link takes it now. @return ZQ_OK (all written);
  *  ZQ_ERR_WOULD_BLOCK (some waits for the socket to be writable); an error of
- *  zq_port_tcp_send(). */
-zq_err_t zq_ws_socket_flush(ws_conn_t *ws, zq_socket_t sock);
+ *  zq_ws_link_send(). */
+zq_err_t zq_ws_socket_flush(ws_conn_t *ws, zq_ws_link_t *link);
 
 /** Queues a text message on @p ws (making room by writing first if needed) and writes what
- *  @p sock takes. @return as ws_send_text(), with ZQ_ERR_CLOSED for a connection not open. */
-zq_err_t zq_ws_socket_send_text(ws_conn_t *ws, zq_socket_t sock, const char *text, size_t len);
+ *  @p link takes. @return as ws_send_text(), with ZQ_ERR_CLOSED for a connection not open. */
+zq_err_t zq_ws_socket_send_text(ws_conn_t *ws, zq_ws_link_t *link, const char *text,
+                                size_t len);
 
 #endif /* ZQ_PORT_WS_WS_SOCKET_H */

@@ -82,14 +82,22 @@ static void url_refuses_other_schemes(void **state)
     assert_int_equal(parse("ws:/", &u, &why), ZQ_ERR_MALFORMED);
 }
 
-static void url_refuses_wss_and_says_why(void **state)
+static void wss_is_secure_and_defaults_to_port_443(void **state)
 {
     (void)state;
     ws_url_t u;
     const char *why = NULL;
-    assert_int_equal(parse("wss://signal.example/ws", &u, &why), ZQ_ERR_UNSUPPORTED);
-    assert_string_equal(why, "wss:// is not supported, use ws:// (TLS to the signalling server "
-                             "is a reverse proxy's job)");
+    assert_int_equal(parse("wss://signal.example/ws?token=1.ab", &u, &why), ZQ_OK);
+    assert_true(u.secure);
+    assert_int_equal(u.port, 443);
+    assert_int_equal(parse("WSS://signal.example:8443", &u, &why), ZQ_OK);
+    assert_true(u.secure);
+    assert_int_equal(u.port, 8443);
+    assert_int_equal(parse("ws://signal.example", &u, &why), ZQ_OK);
+    assert_false(u.secure);
+    assert_int_equal(u.port, 80);
+    assert_int_equal(parse("https://signal.example", &u, &why), ZQ_ERR_MALFORMED);
+    assert_string_equal(why, "a WebSocket URL starts with ws:// or wss://");
 }
 
 static void url_refuses_an_empty_host(void **state)
@@ -174,7 +182,7 @@ int main(void)
         cmocka_unit_test(url_keeps_port_path_and_query),
         cmocka_unit_test(url_numeric_hosts_carry_their_address),
         cmocka_unit_test(url_refuses_other_schemes),
-        cmocka_unit_test(url_refuses_wss_and_says_why),
+        cmocka_unit_test(wss_is_secure_and_defaults_to_port_443),
         cmocka_unit_test(url_refuses_an_empty_host),
         cmocka_unit_test(url_refuses_ports_outside_1_to_65535),
         cmocka_unit_test(url_refuses_fragments_userinfo_and_unbracketed_ipv6),

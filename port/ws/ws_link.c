@@ -1,0 +1,158 @@
+/* The WebSocket's byte stream, plain or TLS (see ws_link.h). Where the mbedTLS configuration
+ * has no TLS client (the devices' for now), no link has a session: tls is always NULL. */
+#include "port/ws/ws_link.h"
+
+
+zq_err_t zq_ws_link_flush(zq_ws_link_t *l)
+{
+    const uint8_t *out;
+    size_t n;
+    while (l->tls != NULL && tls_client_output(l->tls, &out, &n)) {
+        size_t sent = 0;
+        zq_err_t err = zq_port_tcp_send(l->sock, out, n, &sent);
+        if (err != ZQ_OK) {
+            return err;
+        }
+        tls_client_output_consumed(l->tls, sent);
+    }
+    return ZQ_OK;
+}
+
+bool zq_ws_link_pending_output(const zq_ws_link_t *l)
+{
+    const uint8_t *out;
+    size_t n;
+    return l->tls != NULL && tls_client_output(l->tls, &out, &n);
+}
+
+bool zq_ws_link_pending_input(const zq_ws_link_t *l)
+{
+    return l->tls != NULL && tls_client_has_plaintext(l->tls);
+}
+
+/* Ciphertext from the socket into TLS. @return ZQ_OK (some fed), ZQ_ERR_WOULD_BLOCK, or the
+ * socket's end (ZQ_ERR_CLOSED) or error. */
+static zq_err_t feed_from_socket(zq_ws_link_t *l)
+{
+    uint8_t buf[TLS_CLIENT_IO_BUF];
+    if (!tls_client_wants_input(l->tls)) {
+        return ZQ_OK; /* TLS has unread input: let it take that first */
+    }
+    size_t room = sizeof buf;
+    size_t got = 0;
+    zq_err_t err = zq_port_tcp_recv(l->sock, buf, room, &got);
+    if (err != ZQ_OK) {
+        return err;
+    }
+    if (got == 0) {
+        return ZQ_ERR_CLOSED;
+    }
+    size_t fed = tls_client_feed(l->tls, buf, got);
+    return fed == got ? ZQ_OK : ZQ_ERR_CRYPTO; /* wants_input said it had room for a read */
+}
+
+zq_err_t zq_ws_link_wait(const zq_ws_link_t *l, bool write, uint64_t deadline)
+{
+    if (!write && zq_ws_link_pending_input(l)) {
+        return ZQ_OK;
+    }
+    return zq_port_tcp_wait(l->sock, write, deadline);
+}
+
+zq_err_t zq_ws_link_tls_handshake(zq_ws_link_t *l, tls_client_config_t *cfg, const char *host,
+                                  uint64_t deadline, const char **why)
+{
+    if (tls_client_start(l->tls, cfg, host) != ZQ_OK) {
+        *why = "TLS could not start (the mbedTLS arena is full, or the host name is too long)";
+        return ZQ_ERR_CRYPTO;
+    }
+    for (;;) {
+        zq_err_t err = tls_client_handshake(l->tls, why);
+        bool out = zq_ws_link_pending_output(l);
+        if (out || err == ZQ_OK) {
+            zq_err_t w = zq_port_tcp_wait(l->sock, true, deadline);
+            w = w == ZQ_OK ? zq_ws_link_flush(l) : w;
+            if (w != ZQ_OK && w != ZQ_ERR_WOULD_BLOCK) {
+                *why = w == ZQ_ERR_TIMEOUT ? "no TLS handshake within the timeout"
+                                           : "the connection failed during the TLS handshake";
+                return w == ZQ_ERR_TIMEOUT ? w : ZQ_ERR_IO;
+            }
+        }
+        if (err == ZQ_OK && !zq_ws_link_pending_output(l)) {
+            return ZQ_OK;
+        }
+        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+            return err; /* the alert mbedTLS queued went out above, if the socket took it */
+        }
+        if (err == ZQ_ERR_WOULD_BLOCK && !out) {
+            zq_err_t r = zq_port_tcp_wait(l->sock, false, deadline);
+            r = r == ZQ_OK ? feed_from_socket(l) : r;
+            if (r == ZQ_ERR_TIMEOUT) {
+                *why = "no TLS handshake within the timeout";
+                return r;
+            }
+            if (r != ZQ_OK && r != ZQ_ERR_WOULD_BLOCK) {
+                *why = "the server closed the connection during the TLS handshake";
+                return ZQ_ERR_IO;
+            }
+        }
+    }
+}
+
+zq_err_t zq_ws_link_send(zq_ws_link_t *l, const uint8_t *data, size_t len, size_t *sent)
+{
+    *sent = 0;
+    if (l->tls == NULL) {
+        return zq_port_tcp_send(l->sock, data, len, sent);
+    }
+    zq_err_t err = zq_ws_link_flush(l);
+    if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+        return err;
+    }
+    while (*sent < len) {
+        size_t taken = 0;
+        err = tls_client_write(l->tls, data + *sent, len - *sent, &taken);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            break;
+        }
+        if (err != ZQ_OK) {
+            return err == ZQ_ERR_CLOSED ? ZQ_ERR_CLOSED : ZQ_ERR_IO;
+        }
+        *sent += taken;
+        err = zq_ws_link_flush(l);
+        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+            return err;
+        }
+    }
+    return *sent > 0 ? ZQ_OK : ZQ_ERR_WOULD_BLOCK;
+}
+
+zq_err_t zq_ws_link_recv(zq_ws_link_t *l, uint8_t *buf, size_t cap, size_t *got)
+{
+    *got = 0;
+    if (l->tls == NULL) {
+        zq_err_t err = zq_port_tcp_recv(l->sock, buf, cap, got);
+        return err == ZQ_OK && *got == 0 ? ZQ_ERR_CLOSED : err;
+    }
+    for (;;) {
+        zq_err_t err = tls_client_read(l->tls, buf, cap, got);
+        if (err != ZQ_ERR_WOULD_BLOCK) {
+            return err == ZQ_ERR_CRYPTO ? ZQ_ERR_IO : err;
+        }
+        (void)zq_ws_link_flush(l); /* a renegotiation refusal or alert mbedTLS queued */
+        err = feed_from_socket(l);
+        if (err != ZQ_OK) {
+            return err;
+        }
+    }
+}
+
+void zq_ws_link_end_tls(zq_ws_link_t *l)
+{
+    if (l->tls == NULL) {
+        return;
+    }
+    tls_client_close_notify(l->tls);
+    (void)zq_ws_link_flush(l);
+    tls_client_free(l->tls);
+}
