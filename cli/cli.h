@@ -26,6 +26,14 @@ enum {
 #endif
 
 /** Prints "zq <cmd>: <message> (see 'zq <cmd> --help')" to stderr; returns ZQ_CLI_EXIT_USAGE. */
+/** What every --signal option's help adds about wss:// (port/posix/ws_client.h), indented for a
+ *  value column at @p pad spaces. */
+#define ZQ_CLI_WSS_HELP(pad)                                                                   \
+    pad "ws:// or wss://; over TLS the server's certificate must chain\n" pad                  \
+        "to a CA in $SSL_CERT_FILE (default Debian's bundle,\n" pad                            \
+        "/etc/ssl/certs/ca-certificates.crt) and name the host;\n" pad                         \
+        "$ZQ_TLS_PIN=sha256/BASE64 pins its key as well\n"
+
 ZQ_CLI_PRINTF(2, 3) int zq_cli_usage_error(const char *cmd, const char *fmt, ...);
 
 /** Prints "zq <cmd>: <message>" to stderr; returns ZQ_CLI_EXIT_FAIL. */

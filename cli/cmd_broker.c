@@ -156,7 +156,7 @@ static void print_help(const brk_command_t *c, FILE *out)
                   "options:\n%s",
                   c->name, c->args, c->extra, indent, "", c->about, c->options);
     (void)fputs("  --signal URL     the signalling server's WebSocket (default "
-                ZQ_BRK_DEFAULT_SIGNAL ")\n"
+                ZQ_BRK_DEFAULT_SIGNAL ")\n" ZQ_CLI_WSS_HELP("                   ")
                 "  --room NAME      the room, also the data channels' label (default "
                 ZQ_BRK_DEFAULT_ROOM ")\n"
                 "  --verbose        say on stderr what happens (peers, what was sent)\n"

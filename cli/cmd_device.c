@@ -47,6 +47,7 @@ void zq_cmd_device_help(FILE *out)
         "options:\n"
         "  --name NAME    1-31 of [A-Za-z0-9_-] (default sensor-1 / actuator-1)\n"
         "  --signal URL   the server's WebSocket (default " ZQ_BRK_DEFAULT_SIGNAL ")\n"
+        ZQ_CLI_WSS_HELP("                 ")
         "  --room NAME    the room (default " ZQ_BRK_DEFAULT_ROOM ")\n"
         "  --verbose      peers and reconnects on stderr\n"
         "  --help         show this help\n"

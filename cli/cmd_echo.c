@@ -159,6 +159,7 @@ void zq_cmd_echo_help(FILE *out)
         "\n"
         "options:\n"
         "  --signal URL   the server's WebSocket (default " DEFAULT_SIGNAL ")\n"
+        ZQ_CLI_WSS_HELP("                 ")
         "  --room NAME    the room, also the channel label (default " DEFAULT_ROOM ")\n"
         "  --bind IP      the UDP address for WebRTC (default 0.0.0.0: every interface,\n"
         "                 loopback included); IPv6 with an IPv6 address\n"

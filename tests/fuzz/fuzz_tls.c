@@ -1,0 +1,116 @@
+/* libFuzzer target for the TLS-facing glue of wss:// (stack/tls): the CA bundle scanner that
+ * finds trust anchors in PEM text, and the sans-IO client fed arbitrary bytes as a server's.
+ *
+ * Byte 0 even: the rest is split into an issuer name (its first byte gives the length) and a
+ * bundle; the anchor search must walk the bundle to its end and return only certificates
+ * whose subject is that issuer, and leave the arena as it found it once they are freed.
+ * Byte 0 odd: a session to "localhost" sends its ClientHello, then the rest arrives as the
+ * server's bytes in pieces (byte 1 gives their size); the handshake must never succeed (no
+ * input can forge a chain to the bundle's root) and the session, freed, must give back every
+ * byte of the arena. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mbedtls/platform.h"
+#include "mbedtls/x509_crt.h"
+#include "stack/dtls/dtls.h"
+#include "stack/tls/tls_client.h"
+#include "stack/tls/tls_internal.h"
+#include "fuzz_support.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint8_t arena[256 * 1024];
+static uint32_t rand_state;
+static tls_client_config_t trust;
+static tls_client_t session;
+static char bundle[64 * 1024];
+
+/* A bundle whose one block is no certificate: a session can start, and no chain verifies. */
+static const char no_anchor[] = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+
+static size_t in_use(void)
+{
+    dtls_arena_stats_t st;
+    check(dtls_arena_stats(&st) == ZQ_OK);
+    return st.in_use;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    dtls_arena_init(arena, sizeof arena);
+    static zq_rand_t rand;
+    rand = (zq_rand_t){fuzz_counter_rand, &rand_state};
+    check(tls_client_config_init(&trust, &rand, no_anchor, sizeof no_anchor - 1, NULL) == ZQ_OK);
+    return 0;
+}
+
+static void fuzz_anchors(const uint8_t *data, size_t size)
+{
+    if (size == 0) {
+        return;
+    }
+    size_t name_len = data[0] < size - 1 ? data[0] : size - 1;
+    size_t len = size - 1 - name_len < sizeof bundle ? size - 1 - name_len : sizeof bundle;
+    memcpy(bundle, data + 1 + name_len, len);
+    tls_client_config_t cfg = trust;
+    cfg.bundle = bundle;
+    cfg.bundle_len = len;
+    mbedtls_x509_crt child;
+    memset(&child, 0, sizeof child);
+    child.issuer_raw.p = (unsigned char *)(uintptr_t)(data + 1);
+    child.issuer_raw.len = name_len;
+    size_t before = in_use();
+    mbedtls_x509_crt *found = NULL;
+    check(tls_anchors_find(&cfg, &child, &found) == 0);
+    for (mbedtls_x509_crt *c = found; c != NULL; c = c->next) {
+        check(c->subject_raw.len == name_len &&
+              memcmp(c->subject_raw.p, child.issuer_raw.p, name_len) == 0);
+    }
+    mbedtls_x509_crt_free(found);
+    mbedtls_free(found);
+    check(in_use() == before);
+}
+
+static void fuzz_session(const uint8_t *data, size_t size)
+{
+    size_t before = in_use();
+    check(tls_client_start(&session, &trust, "localhost") == ZQ_OK);
+    const char *why;
+    check(tls_client_handshake(&session, &why) == ZQ_ERR_WOULD_BLOCK);
+    const uint8_t *out;
+    size_t n;
+    check(tls_client_output(&session, &out, &n)); /* the ClientHello */
+    tls_client_output_consumed(&session, n);
+    size_t piece = size > 0 ? (size_t)data[0] + 1 : 1;
+    size_t at = size > 0 ? 1 : 0;
+    zq_err_t err = ZQ_ERR_WOULD_BLOCK;
+    while (at < size && err == ZQ_ERR_WOULD_BLOCK) {
+        size_t take = piece < size - at ? piece : size - at;
+        at += tls_client_feed(&session, data + at, take);
+        err = tls_client_handshake(&session, &why);
+        if (tls_client_output(&session, &out, &n)) {
+            tls_client_output_consumed(&session, n);
+        }
+    }
+    check(err != ZQ_OK);
+    tls_client_free(&session);
+    check(in_use() == before);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0) {
+        return 0;
+    }
+    if ((data[0] & 1) == 0) {
+        fuzz_anchors(data + 1, size - 1);
+    } else {
+        fuzz_session(data + 1, size - 1);
+    }
+    return 0;
+}
