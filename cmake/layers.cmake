@@ -7,6 +7,7 @@
 #   base    core/, include/zq/: what every layer shares
 #   stack   ice, dtls and sctp, none of which knows another; sdp, which writes ICE candidates
 #           and DTLS fingerprints; peer, which composes them all
+#   turn    TURN client allocations (stack/turn), on ice's STUN messages
 #   tls     TLS 1.2 client for wss:// signalling (stack/tls), which knows no other stack layer
 #   signal  the signalling client, WebSocket, HTTP, the room router
 #   node    a room's peers; broker above it; app/ (the demo devices) above that
@@ -22,13 +23,15 @@
 set(ZQ_LAYERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/..")
 get_filename_component(ZQ_LAYERS_ROOT "${ZQ_LAYERS_ROOT}" ABSOLUTE)
 
-set(ZQ_CORE_LAYERS base ice dtls tls sctp sdp peer signal node broker app)
+set(ZQ_CORE_LAYERS base ice turn dtls tls sctp sdp peer signal node broker app)
 set(ZQ_TOP_LAYERS host port posix esp32 lwip server cli)
 
 set(ZQ_LAYER_base_DIRS core include/zq)
 set(ZQ_LAYER_base_USES "")
 set(ZQ_LAYER_ice_DIRS stack/ice)
 set(ZQ_LAYER_ice_USES base)
+set(ZQ_LAYER_turn_DIRS stack/turn)
+set(ZQ_LAYER_turn_USES ice)
 set(ZQ_LAYER_dtls_DIRS stack/dtls)
 set(ZQ_LAYER_dtls_USES base)
 set(ZQ_LAYER_tls_DIRS stack/tls)
@@ -38,7 +41,7 @@ set(ZQ_LAYER_sctp_USES base)
 set(ZQ_LAYER_sdp_DIRS stack/sdp)
 set(ZQ_LAYER_sdp_USES ice dtls)
 set(ZQ_LAYER_peer_DIRS stack/peer)
-set(ZQ_LAYER_peer_USES ice dtls sctp sdp)
+set(ZQ_LAYER_peer_USES ice turn dtls sctp sdp)
 set(ZQ_LAYER_signal_DIRS signal)
 set(ZQ_LAYER_signal_USES peer tls)
 set(ZQ_LAYER_node_DIRS node)

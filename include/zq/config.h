@@ -110,6 +110,47 @@
 #define ZQ_CRC32_BYTE_TABLE 1
 #endif
 
+/* ---- TURN (RFC 8656, stack/turn) --------------------------------------------------------- */
+
+/** Requests a TURN allocation has in flight at once: its Allocate or Refresh, and a
+ *  CreatePermission or ChannelBind per peer being opened; beyond it a permit or bind waits
+ *  for the next refresh.
+ *  Unit: transactions.
+ *  RAM: one turn_txn_t (64 B) per unit per allocation (turn_client_t). */
+#ifndef ZQ_TURN_MAX_TXNS
+#define ZQ_TURN_MAX_TXNS 6
+#endif
+
+/** Peer IPs a TURN allocation is open to (CreatePermission, RFC 8656 §9).
+ *  Unit: peers.
+ *  RAM: one turn_permission_t (40 B) per unit per allocation. */
+#ifndef ZQ_TURN_MAX_PERMISSIONS
+#define ZQ_TURN_MAX_PERMISSIONS 8
+#endif
+
+/** Channels a TURN allocation binds (ChannelBind, RFC 8656 §12): one per peer it relays for.
+ *  Unit: channels.
+ *  RAM: one turn_channel_t (40 B) per unit per allocation. */
+#ifndef ZQ_TURN_MAX_CHANNELS
+#define ZQ_TURN_MAX_CHANNELS 8
+#endif
+
+/** Largest TURN message a client writes (a request with its credentials) or a Data
+ *  indication it reads.
+ *  Unit: bytes, a multiple of 4.
+ *  RAM: 1 byte per unit per allocation (turn_client_t.out). */
+#ifndef ZQ_TURN_DATAGRAM_MAX
+#define ZQ_TURN_DATAGRAM_MAX 640
+#endif
+
+/** Events a TURN allocation queues between polls; beyond it the oldest stays and the new one
+ *  is counted in dropped.
+ *  Unit: events.
+ *  RAM: one turn_event_t (48 B) per unit per allocation. */
+#ifndef ZQ_TURN_EVENT_QUEUE
+#define ZQ_TURN_EVENT_QUEUE 8
+#endif
+
 /* ---- ICE (RFC 8445, stack/ice) ------------------------------------------------------------ */
 
 /** Longest ICE username fragment accepted or generated (RFC 8839 §5.4 allows 4..256
@@ -470,8 +511,9 @@
 
 /** Clients a signalling router serves at once; beyond it a new connection is answered 503.
  *  Unit: clients.
- *  RAM: one sig_client_slot_t (136 B) per unit per router, and in `zq signal` a wsc_t (a
- *  ws_conn_t with two ZQ_WS_MAX_MESSAGE buffers: ~129 KiB) and a pointer per unit. */
+ *  RAM: one sig_client_slot_t (1,200 B, 1,040 of them its names) per unit per router, and in
+ *  `zq signal` a wsc_t (a ws_conn_t with two ZQ_WS_MAX_MESSAGE buffers: ~129 KiB) and a
+ *  pointer per unit. */
 #ifndef ZQ_SIG_MAX_CLIENTS
 #define ZQ_SIG_MAX_CLIENTS 256
 #endif

@@ -163,6 +163,12 @@ zq_err_t stun_verify_integrity(const stun_msg_t *msg, const uint8_t *key, size_t
 void stun_compute_integrity(const uint8_t *msg, size_t integrity_offset, const uint8_t *key,
                             size_t key_len, uint8_t out[STUN_INTEGRITY_LEN]);
 
+/** Decodes a MAPPED-ADDRESS (@p xored false) or XOR-MAPPED-ADDRESS value (RFC 8489 §14.1,
+ *  §14.2), or one of TURN's XOR addresses, which share its form (RFC 8656 §18.3, §18.5).
+ *  @return ZQ_OK; ZQ_ERR_MALFORMED for a bad family or length. */
+zq_err_t stun_decode_address(const uint8_t *value, size_t len, bool xored,
+                             const uint8_t tid[STUN_TID_LEN], zq_addr_t *out);
+
 /** RFC 8489 §14.7: CRC-32 of the message before the FINGERPRINT attribute, XOR 0x5354554E. */
 uint32_t stun_compute_fingerprint(const uint8_t *msg, size_t fingerprint_offset);
 

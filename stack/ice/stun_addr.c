@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "stack/ice/stun.h"
-#include "stack/ice/stun_internal.h"
 
 enum { FAMILY_IPV4 = 0x01, FAMILY_IPV6 = 0x02 };
 

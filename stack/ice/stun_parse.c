@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "stack/ice/stun.h"
-#include "stack/ice/stun_internal.h"
 #include "zq/crypto.h"
 
 bool stun_looks_like(const uint8_t *buf, size_t len)

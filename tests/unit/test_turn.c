@@ -1,0 +1,392 @@
+/* TURN (RFC 8656, stack/turn): ChannelData framing, TURN's attributes, and the client against
+ * a scripted server built here with STUN's builder, one rule per test. coturn is the real
+ * server (tests/interop/turn/run.sh). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "psa/crypto.h"
+#include "stack/turn/turn.h"
+#include "test_rand.h"
+#include "zq/bytes.h"
+
+/* ---- ChannelData ------------------------------------------------------------------------ */
+
+static void channel_data_round_trips_padded_to_four(void **state)
+{
+    (void)state;
+    uint8_t buf[32];
+    size_t n = turn_channel_data_write(buf, sizeof buf, 0x4001, (const uint8_t *)"hello", 5);
+    assert_int_equal(n, 4 + 8);
+    assert_int_equal(zq_load_be16(buf), 0x4001);
+    assert_int_equal(zq_load_be16(buf + 2), 5);
+    uint16_t ch;
+    const uint8_t *data;
+    size_t len;
+    assert_true(turn_is_channel_data(buf, n));
+    assert_int_equal(turn_channel_data_parse(buf, n, &ch, &data, &len), ZQ_OK);
+    assert_int_equal(ch, 0x4001);
+    assert_int_equal(len, 5);
+    assert_memory_equal(data, "hello", 5);
+    /* §12.5: over UDP the padding may be missing. */
+    assert_int_equal(turn_channel_data_parse(buf, 9, &ch, &data, &len), ZQ_OK);
+    assert_int_equal(turn_channel_data_write(buf, 8, 0x4001, (const uint8_t *)"hello", 5), 0);
+}
+
+static void channel_data_outside_its_numbers_or_length_is_refused(void **state)
+{
+    (void)state;
+    uint16_t ch;
+    const uint8_t *data;
+    size_t len;
+    static const uint8_t reserved[] = {0x50, 0x00, 0x00, 0x00};  /* 0x5000: reserved (§12) */
+    static const uint8_t too_long[] = {0x40, 0x00, 0x00, 0x08, 1, 2, 3, 4};
+    static const uint8_t trailing[] = {0x40, 0x00, 0x00, 0x01, 1, 0, 0, 0, 9};
+    assert_int_equal(turn_channel_data_parse(reserved, 4, &ch, &data, &len), ZQ_ERR_MALFORMED);
+    assert_int_equal(turn_channel_data_parse(too_long, 8, &ch, &data, &len), ZQ_ERR_TRUNCATED);
+    assert_int_equal(turn_channel_data_parse(trailing, 9, &ch, &data, &len), ZQ_ERR_MALFORMED);
+    assert_int_equal(turn_channel_data_parse(reserved, 3, &ch, &data, &len), ZQ_ERR_TRUNCATED);
+    static const uint8_t stun_first_byte[] = {0x01, 0x01};
+    assert_false(turn_is_channel_data(stun_first_byte, 2));
+}
+
+/* ---- A scripted server ---------------------------------------------------------------- */
+
+static turn_client_t turn;
+static test_rand_t rng;
+static uint64_t now;
+static uint8_t sent[ZQ_TURN_DATAGRAM_MAX];
+static size_t sent_len;
+static stun_msg_t req; /* the last request the client sent, parsed */
+static const zq_addr_t relayed_addr = {.family = ZQ_AF_INET4, .port = 49200, .ip = {203, 0, 113, 5}};
+static const zq_addr_t peer = {.family = ZQ_AF_INET4, .port = 5000, .ip = {198, 51, 100, 7}};
+
+static uint8_t key[16]; /* MD5("zq:zq.test:secret") */
+
+static int setup(void **state)
+{
+    (void)state;
+    now = 1000;
+    turn_config_t cfg = {.server = zq_addr_v4(192, 0, 2, 1, 3478), .rto_ms = 100};
+    cfg.rand = test_rand(&rng, 11);
+    strcpy(cfg.username, "zq");
+    strcpy(cfg.password, "secret");
+    assert_int_equal(turn_client_start(&turn, &cfg, now), ZQ_OK);
+    size_t n;
+    static const char input[] = "zq:zq.test:secret";
+    assert_int_equal(psa_hash_compute(PSA_ALG_MD5, (const uint8_t *)input, sizeof input - 1, key,
+                                      sizeof key, &n),
+                     PSA_SUCCESS);
+    return 0;
+}
+
+/* What the client sends now, parsed into req; false if nothing. */
+static bool take_request(void)
+{
+    const uint8_t *out;
+    if (!turn_client_poll_output(&turn, now, &out, &sent_len)) {
+        return false;
+    }
+    memcpy(sent, out, sent_len);
+    assert_int_equal(stun_parse(&req, sent, sent_len), ZQ_OK);
+    return true;
+}
+
+/* An answer to req of @p type, signed with the key when @p sign; @p extra adds attributes. */
+static void reply(uint16_t type, uint16_t error, bool sign,
+                  void (*extra)(stun_builder_t *b))
+{
+    uint8_t buf[512];
+    stun_builder_t b;
+    stun_build_start(&b, buf, sizeof buf, type, req.tid);
+    if (error != 0) {
+        stun_put_error_code(&b, error, "scripted");
+    }
+    if (extra != NULL) {
+        extra(&b);
+    }
+    if (sign) {
+        stun_put_integrity(&b, key, sizeof key);
+    }
+    stun_put_fingerprint(&b);
+    size_t n = stun_build_finish(&b);
+    assert_true(n > 0);
+    turn_client_handle(&turn, now, buf, n);
+}
+
+static void realm_and_nonce(stun_builder_t *b)
+{
+    stun_put_attr(b, STUN_ATTR_REALM, "zq.test", 7);
+    stun_put_attr(b, STUN_ATTR_NONCE, "n0nce", 5);
+}
+
+static void new_nonce(stun_builder_t *b)
+{
+    stun_put_attr(b, STUN_ATTR_NONCE, "fresh", 5);
+}
+
+static void allocation(stun_builder_t *b)
+{
+    stun_put_xor_address(b, TURN_ATTR_XOR_RELAYED_ADDRESS, &relayed_addr);
+    stun_put_xor_address(b, STUN_ATTR_XOR_MAPPED_ADDRESS, &peer);
+    stun_put_u32(b, TURN_ATTR_LIFETIME, 600);
+}
+
+static void unknown_required(stun_builder_t *b)
+{
+    allocation(b);
+    stun_put_u32(b, 0x7001, 1);
+}
+
+static bool next_event(turn_event_t *ev)
+{
+    return turn_client_poll_event(&turn, ev);
+}
+
+/* Through 401 to an allocation. */
+static void allocate(void)
+{
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_ERROR, 401, false, realm_and_nonce);
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_SUCCESS, 0, true, allocation);
+    turn_event_t ev;
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_ALLOCATED);
+}
+
+static void the_first_allocate_has_no_credential_and_the_second_the_long_term_one(void **state)
+{
+    (void)state;
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_ALLOCATE_REQUEST);
+    assert_false(req.present & STUN_HAS_MESSAGE_INTEGRITY);
+    uint8_t first_tid[STUN_TID_LEN];
+    memcpy(first_tid, req.tid, sizeof first_tid);
+    reply(TURN_ALLOCATE_ERROR, 401, false, realm_and_nonce);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_ALLOCATE_REQUEST);
+    assert_memory_not_equal(req.tid, first_tid, STUN_TID_LEN); /* a new transaction */
+    assert_memory_equal(req.username.data, "zq", 2);
+    assert_memory_equal(req.realm.data, "zq.test", 7);
+    assert_memory_equal(req.nonce.data, "n0nce", 5);
+    /* RFC 8489 §9.2.2: signed with MD5(username ":" realm ":" password). */
+    assert_int_equal(stun_verify_integrity(&req, key, sizeof key), ZQ_OK);
+    reply(TURN_ALLOCATE_SUCCESS, 0, true, allocation);
+    turn_event_t ev;
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_ALLOCATED);
+    assert_true(zq_addr_equal(&turn.relayed, &relayed_addr));
+    assert_true(zq_addr_equal(&turn.mapped, &peer));
+    assert_int_equal(turn.lifetime_s, 600);
+}
+
+static void an_answer_not_signed_with_the_key_is_dropped(void **state)
+{
+    (void)state;
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_ERROR, 401, false, realm_and_nonce);
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_SUCCESS, 0, false, allocation); /* forged: no integrity */
+    turn_event_t ev;
+    assert_false(next_event(&ev));
+    assert_int_equal(turn.dropped, 1);
+    assert_int_equal(turn.state, TURN_ALLOCATING);
+}
+
+static void wrong_credentials_end_the_allocation_with_their_code(void **state)
+{
+    (void)state;
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_ERROR, 401, false, realm_and_nonce);
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_ERROR, 401, false, realm_and_nonce); /* the key did not open it */
+    turn_event_t ev;
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_FAILED);
+    assert_int_equal(ev.code, 401);
+    assert_false(take_request());
+}
+
+static void a_stale_nonce_is_replaced_and_the_request_sent_again(void **state)
+{
+    (void)state;
+    allocate();
+    now += 540 * 1000; /* lifetime 600 s: refreshed a minute early */
+    (void)turn_client_timeout(&turn, now);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_REFRESH_REQUEST);
+    reply(TURN_REFRESH_ERROR, 438, false, new_nonce);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_REFRESH_REQUEST);
+    assert_memory_equal(req.nonce.data, "fresh", 5);
+    reply(TURN_REFRESH_SUCCESS, 0, true, NULL);
+    assert_int_equal(turn.refreshes, 1);
+    assert_int_equal(turn.new_nonces, 1);
+    assert_int_equal(turn.state, TURN_ALLOCATED);
+}
+
+static void an_unanswered_allocate_is_sent_seven_times_then_fails(void **state)
+{
+    (void)state;
+    unsigned sends = 0;
+    turn_event_t ev = {0};
+    for (int i = 0; i < 1000; i++) {
+        sends += take_request();
+        uint64_t next = turn_client_timeout(&turn, now);
+        if (next_event(&ev)) {
+            break;
+        }
+        now = next;
+    }
+    assert_int_equal(sends, 7); /* Rc (RFC 8489 §6.2.1) */
+    assert_int_equal(ev.type, TURN_EVENT_FAILED);
+    assert_int_equal(ev.code, 0);
+    /* Sent at 0, 0.1, 0.3, 0.7, 1.5, 3.1 and 6.3 s (100 ms doubling), failed Rm = 16 RTOs of
+     * 100 ms after the last. */
+    assert_int_equal(now, 1000 + 6300 + 1600);
+}
+
+static void an_unknown_required_attribute_fails_the_transaction(void **state)
+{
+    (void)state;
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_ERROR, 401, false, realm_and_nonce);
+    assert_true(take_request());
+    reply(TURN_ALLOCATE_SUCCESS, 0, true, unknown_required);
+    turn_event_t ev;
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_FAILED);
+}
+
+static void peer_data(stun_builder_t *b)
+{
+    stun_put_xor_address(b, TURN_ATTR_XOR_PEER_ADDRESS, &peer);
+    stun_put_attr(b, TURN_ATTR_DATA, "hi", 2);
+}
+
+static void data_arrives_only_from_a_peer_with_a_permission(void **state)
+{
+    (void)state;
+    allocate();
+    reply(TURN_DATA_INDICATION, 0, false, peer_data); /* no permission yet */
+    turn_event_t ev;
+    assert_false(next_event(&ev));
+    assert_int_equal(turn.dropped, 1);
+    assert_int_equal(turn_client_permit(&turn, now, &peer), ZQ_OK);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_CREATE_PERMISSION_REQUEST);
+    reply(TURN_CREATE_PERMISSION_SUCCESS, 0, true, NULL);
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_PERMISSION);
+    reply(TURN_DATA_INDICATION, 0, false, peer_data);
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_DATA);
+    assert_true(zq_addr_equal(&ev.peer, &peer));
+    assert_memory_equal(ev.data, "hi", 2);
+}
+
+static void a_bound_channel_carries_data_as_channel_data_both_ways(void **state)
+{
+    (void)state;
+    allocate();
+    uint8_t wire[64];
+    size_t n = turn_client_wrap(&turn, &peer, (const uint8_t *)"abc", 3, wire, sizeof wire);
+    assert_true(n > 0);
+    assert_int_equal(zq_load_be16(wire), TURN_SEND_INDICATION); /* no channel yet */
+    assert_int_equal(turn_client_bind(&turn, now, &peer), ZQ_OK);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_CHANNEL_BIND_REQUEST);
+    reply(TURN_CHANNEL_BIND_SUCCESS, 0, true, NULL);
+    turn_event_t ev;
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_CHANNEL);
+    assert_int_equal(ev.channel, TURN_CHANNEL_MIN);
+    n = turn_client_wrap(&turn, &peer, (const uint8_t *)"abc", 3, wire, sizeof wire);
+    assert_int_equal(n, 8);
+    assert_int_equal(zq_load_be16(wire), TURN_CHANNEL_MIN);
+    turn_client_handle(&turn, now, wire, n); /* the server's ChannelData looks the same */
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_DATA);
+    assert_memory_equal(ev.data, "abc", 3);
+    static const uint8_t unbound[] = {0x40, 0x09, 0x00, 0x01, 'x', 0, 0, 0};
+    turn_client_handle(&turn, now, unbound, sizeof unbound);
+    assert_false(next_event(&ev));
+}
+
+static void permissions_beyond_the_table_are_refused_cleanly(void **state)
+{
+    (void)state;
+    allocate();
+    for (unsigned i = 0; i < ZQ_TURN_MAX_PERMISSIONS; i++) {
+        zq_addr_t p = zq_addr_v4(198, 51, 100, (uint8_t)(10 + i), 1);
+        assert_int_equal(turn_client_permit(&turn, now, &p), ZQ_OK);
+        while (take_request()) {
+        }
+    }
+    zq_addr_t one_more = zq_addr_v4(198, 51, 100, 200, 1);
+    assert_int_equal(turn_client_permit(&turn, now, &one_more), ZQ_ERR_CAPACITY);
+    zq_addr_t again = zq_addr_v4(198, 51, 100, 10, 9); /* same IP, another port: the same */
+    assert_int_equal(turn_client_permit(&turn, now, &again), ZQ_OK);
+}
+
+static void the_release_asks_for_lifetime_zero(void **state)
+{
+    (void)state;
+    allocate();
+    turn_client_release(&turn, now);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_REFRESH_REQUEST);
+    turn_attrs_t a;
+    assert_int_equal(turn_parse_attrs(&req, &a), ZQ_OK);
+    assert_true(a.present & TURN_HAS_LIFETIME);
+    assert_int_equal(a.lifetime_s, 0);
+    reply(TURN_REFRESH_SUCCESS, 0, true, NULL);
+    assert_int_equal(turn.state, TURN_IDLE);
+}
+
+static void turn_attributes_of_the_wrong_size_are_malformed(void **state)
+{
+    (void)state;
+    uint8_t buf[128];
+    uint8_t tid[STUN_TID_LEN] = {1};
+    stun_builder_t b;
+    stun_build_start(&b, buf, sizeof buf, TURN_ALLOCATE_SUCCESS, tid);
+    stun_put_attr(&b, TURN_ATTR_LIFETIME, "abc", 3);
+    size_t n = stun_build_finish(&b);
+    stun_msg_t msg;
+    turn_attrs_t a;
+    assert_int_equal(stun_parse(&msg, buf, n), ZQ_OK);
+    assert_int_equal(turn_parse_attrs(&msg, &a), ZQ_ERR_MALFORMED);
+    stun_build_start(&b, buf, sizeof buf, TURN_CHANNEL_BIND_REQUEST, tid);
+    stun_put_u32(&b, TURN_ATTR_CHANNEL_NUMBER, 0x3FFFu << 16); /* below 0x4000 */
+    n = stun_build_finish(&b);
+    assert_int_equal(stun_parse(&msg, buf, n), ZQ_OK);
+    assert_int_equal(turn_parse_attrs(&msg, &a), ZQ_ERR_MALFORMED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(channel_data_round_trips_padded_to_four),
+        cmocka_unit_test(channel_data_outside_its_numbers_or_length_is_refused),
+        cmocka_unit_test(turn_attributes_of_the_wrong_size_are_malformed),
+        cmocka_unit_test_setup(
+            the_first_allocate_has_no_credential_and_the_second_the_long_term_one, setup),
+        cmocka_unit_test_setup(an_answer_not_signed_with_the_key_is_dropped, setup),
+        cmocka_unit_test_setup(wrong_credentials_end_the_allocation_with_their_code, setup),
+        cmocka_unit_test_setup(a_stale_nonce_is_replaced_and_the_request_sent_again, setup),
+        cmocka_unit_test_setup(an_unanswered_allocate_is_sent_seven_times_then_fails, setup),
+        cmocka_unit_test_setup(an_unknown_required_attribute_fails_the_transaction, setup),
+        cmocka_unit_test_setup(data_arrives_only_from_a_peer_with_a_permission, setup),
+        cmocka_unit_test_setup(a_bound_channel_carries_data_as_channel_data_both_ways, setup),
+        cmocka_unit_test_setup(permissions_beyond_the_table_are_refused_cleanly, setup),
+        cmocka_unit_test_setup(the_release_asks_for_lifetime_zero, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
