@@ -21,6 +21,7 @@
 #define KEY_MAX 1024
 #define DEFAULT_TOKEN_TTL_S 86400u
 #define MAX_TOKEN_TTL_S (366u * 86400u)
+#define DEFAULT_TURN_TTL_S 86400u
 
 typedef struct {
     const char *listen;
@@ -32,6 +33,10 @@ typedef struct {
     const char *print_token;
     const char *token_ttl;
     bool open; /* --open: a non-loopback address without a token key, on purpose */
+    const char *turn_secret;
+    const char *turn_urls[SIG_TURN_URLS_MAX];
+    size_t turn_url_count;
+    const char *turn_ttl;
 } signal_options_t;
 
 void zq_cmd_signal_help(FILE *out)
@@ -39,6 +44,7 @@ void zq_cmd_signal_help(FILE *out)
     (void)fputs(
         "usage: zq signal [--listen ADDR] [--web DIR] [--allow-origin ORIGIN]...\n"
         "                 [--token-key-file FILE | --open] [--idle-timeout SECONDS]\n"
+        "                 [--turn-secret FILE --turn-url URL... [--turn-ttl SECONDS]]\n"
         "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
         "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
@@ -79,6 +85,12 @@ void zq_cmd_signal_help(FILE *out)
         "  --token-ttl SECONDS    how long a printed token works (default 86400, a day;\n"
         "                         at most 31622400)\n"
         "  --idle-timeout SECONDS close clients silent this long, pongs included (default 45)\n"
+        "  --turn-secret FILE     hand each member, as it joins, TURN credentials for the\n"
+        "                         --turn-url servers (up to 4, e.g. turn:HOST:3478): an\n"
+        "                         ice_servers frame, username EXPIRY:ID, credential the\n"
+        "                         base64 of HMAC-SHA1(FILE's bytes, username), as coturn's\n"
+        "                         use-auth-secret with static-auth-secret checks\n"
+        "  --turn-ttl SECONDS     how long those credentials work (default 86400)\n"
         "  --help                 show this help\n"
         "\n"
         "exit status: 0 stopped by a signal (or token printed), 1 the address is in use or\n"
@@ -106,6 +118,15 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
         o->idle = value;
     } else if (strcmp(name, "--token-ttl") == 0) {
         o->token_ttl = value;
+    } else if (strcmp(name, "--turn-secret") == 0) {
+        o->turn_secret = value;
+    } else if (strcmp(name, "--turn-url") == 0) {
+        if (o->turn_url_count == SIG_TURN_URLS_MAX) {
+            return zq_cli_usage_error("signal", "at most %d --turn-url", SIG_TURN_URLS_MAX);
+        }
+        o->turn_urls[o->turn_url_count++] = value;
+    } else if (strcmp(name, "--turn-ttl") == 0) {
+        o->turn_ttl = value;
     } else {
         o->print_token = value;
     }
@@ -116,7 +137,8 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
 {
     static const char *const with_value[] = {"--listen", "--web", "--allow-origin",
                                              "--token-key-file", "--idle-timeout",
-                                             "--print-token", "--token-ttl"};
+                                             "--print-token", "--token-ttl",
+                                             "--turn-secret", "--turn-url", "--turn-ttl"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
@@ -177,8 +199,9 @@ static ssize_t read_all(int fd, uint8_t *buf, size_t cap)
     return (ssize_t)got;
 }
 
-/* The HMAC key: the file's bytes, less one trailing newline (as `echo secret > FILE` adds). */
-static int read_key(const char *path, uint8_t *key, size_t *len)
+/* An HMAC key from --token-key-file or --turn-secret (@p option): the file's bytes, less one
+ * trailing newline (as `echo secret > FILE` adds). */
+static int read_key(const char *option, const char *path, uint8_t *key, size_t *len)
 {
     uint8_t buf[KEY_MAX + 2]; /* one byte more than a key and its newline: too long */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -188,7 +211,7 @@ static int read_key(const char *path, uint8_t *key, size_t *len)
         if (fd >= 0) {
             (void)close(fd);
         }
-        return zq_cli_usage_error("signal", "cannot read --token-key-file '%s': %s", path,
+        return zq_cli_usage_error("signal", "cannot read %s '%s': %s", option, path,
                                   strerror(err));
     }
     (void)close(fd);
@@ -196,8 +219,8 @@ static int read_key(const char *path, uint8_t *key, size_t *len)
         n--;
     }
     if (n <= 0 || n > KEY_MAX) {
-        return zq_cli_usage_error("signal", "--token-key-file '%s' must hold 1 to %d bytes",
-                                  path, KEY_MAX);
+        return zq_cli_usage_error("signal", "%s '%s' must hold 1 to %d bytes", option, path,
+                                  KEY_MAX);
     }
     memcpy(key, buf, (size_t)n);
     *len = (size_t)n;
@@ -208,7 +231,7 @@ static int print_token(const signal_options_t *o)
 {
     static uint8_t key[KEY_MAX + 1];
     size_t key_len;
-    int rc = read_key(o->key_file, key, &key_len);
+    int rc = read_key("--token-key-file", o->key_file, key, &key_len);
     if (rc >= 0) {
         return rc;
     }
@@ -227,6 +250,45 @@ static int print_token(const signal_options_t *o)
     sig_room_token(key, key_len, o->print_token, (uint64_t)(now > 0 ? now : 0) + ttl, token);
     (void)printf("%s\n", token);
     return ZQ_CLI_EXIT_OK;
+}
+
+/* --turn-secret, --turn-url, --turn-ttl: what members get as they join (signal/router.h). */
+static int configure_turn(const signal_options_t *o, signal_settings_t *s)
+{
+    static uint8_t secret[KEY_MAX + 1];
+    if ((o->turn_secret == NULL) != (o->turn_url_count == 0)) {
+        return zq_cli_usage_error("signal", "--turn-secret and --turn-url go together");
+    }
+    if (o->turn_secret == NULL) {
+        return o->turn_ttl != NULL ? zq_cli_usage_error("signal", "--turn-ttl goes with "
+                                                                  "--turn-secret")
+                                   : -1;
+    }
+    for (size_t i = 0; i < o->turn_url_count; i++) {
+        const char *u = o->turn_urls[i];
+        if ((strncmp(u, "turn:", 5) != 0 && strncmp(u, "turns:", 6) != 0) ||
+            strlen(u) >= SIG_TURN_URL_MAX || strpbrk(u, "\"\\ ") != NULL) {
+            return zq_cli_usage_error("signal", "--turn-url wants turn:HOST[:PORT][?transport="
+                                      "udp|tcp] or turns:..., under %d characters, not '%s'",
+                                      SIG_TURN_URL_MAX, u);
+        }
+    }
+    uint32_t ttl = DEFAULT_TURN_TTL_S;
+    if (o->turn_ttl != NULL && zq_cli_parse_u32(o->turn_ttl, 60, MAX_TOKEN_TTL_S, &ttl) != ZQ_OK) {
+        return zq_cli_usage_error("signal", "--turn-ttl wants 60 to %u seconds, not '%s'",
+                                  MAX_TOKEN_TTL_S, o->turn_ttl);
+    }
+    size_t len;
+    int rc = read_key("--turn-secret", o->turn_secret, secret, &len);
+    if (rc >= 0) {
+        return rc;
+    }
+    s->turn_secret = secret;
+    s->turn_secret_len = len;
+    s->turn_urls = o->turn_urls;
+    s->turn_url_count = o->turn_url_count;
+    s->turn_ttl_s = ttl;
+    return -1;
 }
 
 /* The server's settings from the options; returns -1 or an exit code. */
@@ -254,13 +316,17 @@ static int configure(const signal_options_t *o, signal_settings_t *s)
     s->origins = o->origins;
     s->origin_count = o->origin_count;
     size_t key_len;
-    int rc = o->key_file != NULL ? read_key(o->key_file, key, &key_len) : -1;
+    int rc = o->key_file != NULL ? read_key("--token-key-file", o->key_file, key, &key_len) : -1;
     if (rc >= 0) {
         return rc;
     }
     if (o->key_file != NULL) {
         s->token_key = key;
         s->token_key_len = key_len;
+    }
+    rc = configure_turn(o, s);
+    if (rc >= 0) {
+        return rc;
     }
     if (o->web != NULL && (s->web_dir = open(o->web, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         return zq_cli_usage_error("signal", "--web '%s' is not a directory zq can read: %s",

@@ -40,6 +40,11 @@ typedef struct {
     const uint8_t *token_key;   /**< HMAC key room tokens are checked with; NULL: none asked */
     size_t token_key_len;
     int web_dir;                /**< directory fd of the static files, or -1; the caller's */
+    const uint8_t *turn_secret; /**< TURN REST API secret; NULL: no credentials handed out */
+    size_t turn_secret_len;
+    const char *const *turn_urls; /**< the TURN servers members get, borrowed */
+    size_t turn_url_count;
+    uint32_t turn_ttl_s;
 } signal_settings_t;
 
 /** 127.0.0.1:8080, 45 s idle, any origin, no tokens, no static files. */

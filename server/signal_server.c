@@ -251,6 +251,10 @@ static void apply(signal_server_t *srv, const signal_settings_t *s)
     if (s->token_key != NULL) {
         sig_router_require_tokens(&srv->router, s->token_key, s->token_key_len);
     }
+    if (s->turn_secret != NULL) {
+        sig_router_offer_turn(&srv->router, s->turn_secret, s->turn_secret_len, s->turn_urls,
+                              s->turn_url_count, s->turn_ttl_s);
+    }
 }
 
 int signal_run(const signal_settings_t *s)

@@ -5,6 +5,7 @@
 #include "signal/router.h"
 #include "zq/crypto.h"
 #include "zq/hex.h"
+#include "zq/base64.h"
 
 void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, void *send_ctx)
 {
@@ -166,6 +167,73 @@ static void send_about(sig_router_t *r, unsigned to, const char *type, const cha
     send_pair(r, to, type, "peerId", id);
 }
 
+void sig_router_offer_turn(sig_router_t *r, const uint8_t *secret, size_t secret_len,
+                           const char *const *urls, size_t url_count, uint32_t ttl_s)
+{
+    r->turn_secret = secret;
+    r->turn_secret_len = secret_len;
+    r->turn_urls = urls;
+    r->turn_url_count = url_count < SIG_TURN_URLS_MAX ? url_count : SIG_TURN_URLS_MAX;
+    r->turn_ttl_s = ttl_s;
+}
+
+/* The TURN REST credential of member @p c (router.h): "EXPIRY:ID" and its HMAC-SHA1. */
+static void turn_credential(const sig_router_t *r, const sig_client_slot_t *c, uint64_t now,
+                            char *user, size_t user_cap, char *password, size_t password_cap)
+{
+    uint64_t unix_now = c->connected_unix + (now - c->connected_at) / 1000u;
+    size_t n = decimal(unix_now + r->turn_ttl_s, user);
+    if (n + 1 + SIG_ID_LEN + 1 > user_cap) {
+        user[0] = '\0';
+        return;
+    }
+    user[n++] = ':';
+    memcpy(user + n, c->id, SIG_ID_LEN + 1);
+    n += SIG_ID_LEN;
+    zq_hmac_sha1_t h;
+    uint8_t mac[ZQ_SHA1_LEN];
+    zq_hmac_sha1_start(&h, r->turn_secret, r->turn_secret_len);
+    zq_hmac_sha1_update(&h, (const uint8_t *)user, n);
+    zq_hmac_sha1_finish(&h, mac);
+    size_t len = 0;
+    if (zq_base64_encode(mac, sizeof mac, password, password_cap, &len) != ZQ_OK) {
+        password[0] = '\0';
+    }
+}
+
+/* {"type":"ice_servers","iceServers":[{"urls":[...],"username":..,"credential":..}]} */
+static void send_ice_servers(sig_router_t *r, unsigned to, uint64_t now)
+{
+    char user[21 + 1 + SIG_ID_LEN + 1];
+    char password[32];
+    turn_credential(r, &r->clients[to], now, user, sizeof user, password, sizeof password);
+    json_writer_t w;
+    json_writer_init(&w, r->frame, sizeof r->frame);
+    json_object_begin(&w);
+    json_key(&w, "type");
+    json_string(&w, "ice_servers", 11);
+    json_key(&w, "iceServers");
+    json_array_begin(&w);
+    json_object_begin(&w);
+    json_key(&w, "urls");
+    json_array_begin(&w);
+    for (size_t i = 0; i < r->turn_url_count; i++) {
+        json_string(&w, r->turn_urls[i], strlen(r->turn_urls[i]));
+    }
+    json_array_end(&w);
+    json_key(&w, "username");
+    json_string(&w, user, strlen(user));
+    json_key(&w, "credential");
+    json_string(&w, password, strlen(password));
+    json_object_end(&w);
+    json_array_end(&w);
+    json_object_end(&w);
+    size_t len = json_finish(&w);
+    if (len > 0 && user[0] != '\0' && password[0] != '\0') {
+        r->send(r->send_ctx, to, r->frame, len);
+    }
+}
+
 /* ---- Clients ---------------------------------------------------------------------------- */
 
 zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, uint64_t unix_s, const char *token,
@@ -180,6 +248,7 @@ zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, uint64_t unix_s, cons
         c->used = true;
         c->last_seen = now;
         c->connected_unix = unix_s;
+        c->connected_at = now;
         c->has_token = parse_token(token, &c->token_expiry, c->token);
         new_id(r, c->id);
         *client = i;
@@ -257,7 +326,7 @@ static bool string_field(sig_router_t *r, json_value_t obj, const char *key, siz
            strlen(r->scratch) == len;
 }
 
-static void handle_join(sig_router_t *r, unsigned c, json_value_t doc)
+static void handle_join(sig_router_t *r, uint64_t now, unsigned c, json_value_t doc)
 {
     sig_client_slot_t *me = &r->clients[c];
     if (!string_field(r, doc, "topicId", ZQ_SIG_ROOM_MAX)) {
@@ -281,6 +350,9 @@ static void handle_join(sig_router_t *r, unsigned c, json_value_t doc)
     }
     memcpy(me->room, r->scratch, strlen(r->scratch) + 1);
     me->joined = true;
+    if (r->turn_secret != NULL) {
+        send_ice_servers(r, c, now); /* before anyone dials it */
+    }
     tell_room(r, c, "peer_joined"); /* only those already there dial: no glare */
 }
 
@@ -383,7 +455,7 @@ void sig_router_frame(sig_router_t *r, uint64_t now, unsigned client, const char
         return;
     }
     if (json_string_equals(type, "join")) {
-        handle_join(r, client, doc);
+        handle_join(r, now, client, doc);
     } else if (json_string_equals(type, "offer") || json_string_equals(type, "answer") ||
                json_string_equals(type, "ice_candidate") || json_string_equals(type, "refused")) {
         forward(r, client, doc);

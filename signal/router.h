@@ -18,6 +18,13 @@
  * the token opens nothing, MAC = hex HMAC-SHA256(key, "zq-room-token-v1\n" ROOM "\n" EXPIRY),
  * so a leaked URL stops working at its expiry and names one room only.
  *
+ * TURN credentials (sig_router_offer_turn): a member that joins gets
+ * `{"type":"ice_servers","iceServers":[{"urls":[...],"username":U,"credential":C}]}` for its
+ * RTCPeerConnection, U = "EXPIRY:ID" (its own id, good until EXPIRY, Unix seconds) and C the
+ * base64 of HMAC-SHA1(secret, U): the TURN REST API convention coturn's use-auth-secret checks
+ * (draft-uberti-behave-turn-rest-00 §2.2). Only members get them: a socket that has not joined,
+ * or was refused, cannot use the relay.
+ *
  * Output goes through the `send` callback, which the server implements by framing the text
  * on that client's WebSocket: the router itself does no I/O.
  */
@@ -37,6 +44,10 @@
 
 /* The longest room token: a 20-digit expiry, '.', 64 hex digits. */
 #define SIG_TOKEN_TEXT_MAX 85
+
+/* TURN servers handed to members (sig_router_offer_turn). */
+#define SIG_TURN_URLS_MAX 4
+#define SIG_TURN_URL_MAX 160
 
 typedef enum { SIG_NAME_TOPIC = 1, SIG_NAME_QUEUE = 2 } sig_name_kind_t;
 
@@ -62,6 +73,8 @@ typedef struct {
     bool has_token;
     uint64_t token_expiry;  /* its EXPIRY, Unix seconds */
     uint64_t connected_unix; /* the wall clock when it connected, Unix seconds */
+    uint64_t connected_at;   /* the router's clock then, ms: with connected_unix, the wall
+                                clock of any later `now` */
     uint64_t last_seen;
     uint8_t name_count;
     sig_name_t names[ZQ_SIG_NAMES_PER_MEMBER]; /* what it announced in its room */
@@ -73,6 +86,11 @@ typedef struct {
     void *send_ctx;
     const uint8_t *token_key; /**< NULL: rooms need no token */
     size_t token_key_len;
+    const uint8_t *turn_secret; /**< NULL: no TURN credentials handed out */
+    size_t turn_secret_len;
+    const char *const *turn_urls; /**< borrowed, turn_url_count of them */
+    size_t turn_url_count;
+    uint32_t turn_ttl_s;
     sig_client_slot_t clients[ZQ_SIG_MAX_CLIENTS];
     char frame[ZQ_SIG_FRAME_MAX]; /* the frame being written */
     char scratch[ZQ_SIG_SDP_MAX + 1];
@@ -89,6 +107,12 @@ void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, v
 /** Requires a room token (the URL's ?token=, see above) for every join, so a holder of the key
  *  hands out per-room tokens that expire. @p key is borrowed. */
 void sig_router_require_tokens(sig_router_t *r, const uint8_t *key, size_t key_len);
+
+/** Hands every member, as it joins, TURN credentials for @p urls ("turn:host:3478",
+ *  "turns:host:443?transport=tcp"; at most SIG_TURN_URLS_MAX, each under SIG_TURN_URL_MAX
+ *  characters) that work for @p ttl_s seconds. @p secret and @p urls are borrowed. */
+void sig_router_offer_turn(sig_router_t *r, const uint8_t *secret, size_t secret_len,
+                           const char *const *urls, size_t url_count, uint32_t ttl_s);
 
 /** A WebSocket client connected at wall-clock second @p unix_s (its token's expiry is checked
  *  against it); @p token (may be NULL) came with its URL. Sends it its welcome.

@@ -48,7 +48,9 @@ export interface ZQOptions {
   signal?: string;
   /** The room (ZeroQ's topicId), also every data channel's label. Default 'default-topic'. */
   room?: string;
-  /** STUN/TURN servers for RTCPeerConnection. Default [] (host candidates only). */
+  /** STUN/TURN servers for RTCPeerConnection. Default [] (host candidates only). A server
+   *  started with --turn-secret adds the room's TURN servers, with credentials for this
+   *  member, after these (its ice_servers frame, at the join). */
   iceServers?: RTCIceServer[];
   /**
    * A name to keep this node's identity (its DTLS certificate, in IndexedDB) and resume

@@ -1027,6 +1027,63 @@ static void api_lists_of_a_keyed_server_need_a_room_and_its_token(void **state)
     assert_int_equal(stop_server(&s), 0);
 }
 
+/* ---- --turn-secret ------------------------------------------------------------------------ */
+
+static void a_member_gets_turn_credentials_for_the_urls_given_as_it_joins(void **state)
+{
+    (void)state;
+    char secret_path[128];
+    (void)snprintf(secret_path, sizeof secret_path, "%s/turn.secret", tmp);
+    write_file(secret_path, "shared with coturn\n", 19);
+    server_t s;
+    const char *const extra[] = {"--turn-secret", secret_path, "--turn-url",
+                                 "turn:192.0.2.1:3478", "--turn-url",
+                                 "turns:192.0.2.1:443?transport=tcp", "--turn-ttl", "600", NULL};
+    start_server(&s, "turn", extra);
+    char id[SIG_ID_LEN + 1];
+    peer_t *p = peer_open(0, s.port, "/ws");
+    expect_frame(p, "welcome", id);
+    time_t before = time(NULL);
+    join(p, "lab");
+    const char *f = next_frame(p);
+    char type[32];
+    assert_true(frame_field(f, "type", type, sizeof type));
+    assert_string_equal(type, "ice_servers");
+    assert_non_null(strstr(f, "\"urls\":[\"turn:192.0.2.1:3478\","
+                              "\"turns:192.0.2.1:443?transport=tcp\"]"));
+    unsigned long long expiry = 0;
+    char user_id[SIG_ID_LEN + 1];
+    const char *u = strstr(f, "\"username\":\"");
+    assert_non_null(u);
+    assert_int_equal(sscanf(u + 12, "%llu:%22[A-Za-z0-9_-]", &expiry, user_id), 2);
+    assert_string_equal(user_id, id); /* in its own name */
+    assert_true(expiry >= (unsigned long long)before + 600 &&
+                expiry <= (unsigned long long)time(NULL) + 600);
+    assert_non_null(strstr(f, "\"credential\":\"")); /* its value: tests/interop/turn */
+    close_peers();
+    assert_int_equal(stop_server(&s), 0);
+}
+
+static void turn_options_that_do_not_go_together_are_usage_errors(void **state)
+{
+    (void)state;
+    static char out[1024];
+    static char err[1024];
+    const char *const no_url[] = {"signal", "--turn-secret", "/dev/null", NULL};
+    assert_int_equal(run_zq(no_url, out, sizeof out, err, sizeof err), 2);
+    const char *const no_secret[] = {"signal", "--turn-url", "turn:192.0.2.1", NULL};
+    assert_int_equal(run_zq(no_secret, out, sizeof out, err, sizeof err), 2);
+    char secret_path[128];
+    (void)snprintf(secret_path, sizeof secret_path, "%s/turn2.secret", tmp);
+    write_file(secret_path, "s\n", 2);
+    const char *const bad_url[] = {"signal", "--turn-secret", secret_path, "--turn-url",
+                                   "http://192.0.2.1", NULL};
+    assert_int_equal(run_zq(bad_url, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--turn-url wants turn:"));
+    const char *const lone_ttl[] = {"signal", "--turn-ttl", "600", NULL};
+    assert_int_equal(run_zq(lone_ttl, out, sizeof out, err, sizeof err), 2);
+}
+
 /* ---- --idle-timeout -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -1244,6 +1301,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_join_without_a_valid_token_is_refused_and_a_printed_token_works),
         cmocka_unit_test(api_lists_of_a_keyed_server_need_a_room_and_its_token),
         cmocka_unit_test(listening_beyond_loopback_without_a_token_key_needs_open),
+        cmocka_unit_test(a_member_gets_turn_credentials_for_the_urls_given_as_it_joins),
+        cmocka_unit_test(turn_options_that_do_not_go_together_are_usage_errors),
         cmocka_unit_test(a_key_file_longer_than_a_key_is_refused),
         cmocka_unit_test(a_client_that_never_answers_pings_is_dropped_and_a_live_one_stays),
         cmocka_unit_test(clients_beyond_the_bound_get_503_and_two_hundred_join_and_leave),

@@ -478,7 +478,9 @@ async function devices() {
     assert(sub.ex.code === 0 && sub.out.some((l) => l.includes('temperature')),
       `zq sub: exit ${JSON.stringify(sub.ex)}, ${sub.out.slice(-3).join(' | ')}`);
     const from = actuator.lines.length;
-    const pub = await cli('zq-pub', ['pub', 'cmd.led', 'on', '--qos', '1', '--wait-peers', '2']);
+    // The room holds the sensor, the actuator and the dashboard's page: wait for all three, or
+    // a publish acked by the page and the sensor alone can end before the actuator is dialed.
+    const pub = await cli('zq-pub', ['pub', 'cmd.led', 'on', '--qos', '1', '--wait-peers', '3']);
     assert(pub.ex.code === 0, `zq pub: exit ${JSON.stringify(pub.ex)}`);
     await waitLine(actuator, /^firmware: LED on/, 5000, from);
     const put = await cli('zq-put', ['put', 'jobs', '{"from":"zq put"}']);

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "psa/crypto.h"
+#include "zq/base64.h"
 #include "zq/json.h"
 #include "signal/router.h"
 #include "signal/sig_client.h"
@@ -638,6 +640,84 @@ static void a_token_is_its_expiry_and_an_hmac_over_label_room_and_expiry(void **
     assert_int_equal(strlen(t), SIG_TOKEN_TEXT_MAX);
 }
 
+/* Element @p i of array @p arr. */
+static json_value_t element(json_value_t arr, unsigned i)
+{
+    json_iter_t it;
+    json_value_t v;
+    json_iter_init(&it, arr);
+    for (unsigned k = 0; k <= i; k++) {
+        assert_true(json_iter_next(&it, NULL, &v));
+    }
+    return v;
+}
+
+/* HMAC-SHA1 by PSA's MAC API, not zq's (core/hmac.c): the credential's check. */
+static void hmac_sha1_psa(const char *key, const char *msg, uint8_t mac[20])
+{
+    assert_int_equal(psa_crypto_init(), PSA_SUCCESS);
+    psa_key_attributes_t attr = PSA_KEY_ATTRIBUTES_INIT;
+    psa_set_key_type(&attr, PSA_KEY_TYPE_HMAC);
+    psa_set_key_usage_flags(&attr, PSA_KEY_USAGE_SIGN_MESSAGE);
+    psa_set_key_algorithm(&attr, PSA_ALG_HMAC(PSA_ALG_SHA_1));
+    psa_key_id_t id;
+    assert_int_equal(psa_import_key(&attr, (const uint8_t *)key, strlen(key), &id), PSA_SUCCESS);
+    size_t n;
+    assert_int_equal(psa_mac_compute(id, PSA_ALG_HMAC(PSA_ALG_SHA_1), (const uint8_t *)msg,
+                                     strlen(msg), mac, 20, &n),
+                     PSA_SUCCESS);
+    assert_int_equal(n, 20);
+    (void)psa_destroy_key(id);
+}
+
+static void members_get_turn_credentials_as_they_join_and_strangers_none(void **state)
+{
+    (void)state;
+    static const char secret[] = "coturn static-auth-secret";
+    static const char *const urls[] = {"turn:192.0.2.1:3478", "turns:192.0.2.1:443?transport=tcp"};
+    sig_router_offer_turn(&fx.router, (const uint8_t *)secret, sizeof secret - 1, urls, 2, 3600);
+    static const uint8_t key[] = "k";
+    sig_router_require_tokens(&fx.router, key, 1);
+    char token[SIG_TOKEN_TEXT_MAX + 1];
+    sig_room_token(key, 1, "lab", NOW_UNIX + 60, token);
+    unsigned joiner = connect_client(token);
+    unsigned stranger = connect_client(NULL);
+    sig_router_frame(&fx.router, 5000, joiner, "{\"type\":\"join\",\"topicId\":\"lab\"}", 31);
+    join(stranger, "lab"); /* refused: no token */
+    assert_int_equal(count_to(stranger, "ice_servers"), 0);
+    assert_int_equal(count_to(joiner, "ice_servers"), 1);
+    const sent_t *f = last_to(joiner);
+    assert_string_equal(member(f, "type"), "ice_servers");
+    json_value_t doc, list, server, v;
+    assert_int_equal(json_parse(f->frame, f->len, &doc), ZQ_OK);
+    assert_int_equal(json_object_get(doc, "iceServers", &list), ZQ_OK);
+    server = element(list, 0);
+    char user[64], credential[64], url[64];
+    assert_int_equal(json_object_get(server, "username", &v), ZQ_OK);
+    assert_int_equal(json_get_string(v, user, sizeof user, NULL), ZQ_OK);
+    assert_int_equal(json_object_get(server, "credential", &v), ZQ_OK);
+    assert_int_equal(json_get_string(v, credential, sizeof credential, NULL), ZQ_OK);
+    assert_int_equal(json_object_get(server, "urls", &v), ZQ_OK);
+    assert_int_equal(json_get_string(element(v, 1), url, sizeof url, NULL), ZQ_OK);
+    assert_string_equal(url, urls[1]);
+    /* Joined 5 s after connecting at NOW_UNIX: good for an hour from then, in its own name. */
+    char want_user[64];
+    snprintf(want_user, sizeof want_user, "%u:%s", NOW_UNIX + 5 + 3600, id_of(joiner));
+    assert_string_equal(user, want_user);
+    uint8_t mac[20];
+    hmac_sha1_psa(secret, user, mac);
+    uint8_t got[20];
+    size_t got_len;
+    assert_int_equal(zq_base64_decode(credential, strlen(credential), got, sizeof got, &got_len),
+                     ZQ_OK);
+    assert_int_equal(got_len, 20);
+    assert_memory_equal(got, mac, 20);
+    /* The ice_servers frame comes before anyone is told to dial the member. */
+    unsigned later = connect_client(token);
+    join(later, "lab");
+    assert_int_equal(count_to(later, "ice_servers"), 1);
+}
+
 static void silent_clients_are_found_idle_and_a_pong_keeps_them(void **state)
 {
     (void)state;
@@ -685,6 +765,8 @@ int main(void)
         cmocka_unit_test_setup(a_token_stops_opening_its_room_at_its_expiry, setup),
         cmocka_unit_test_setup(a_token_with_its_expiry_changed_or_mangled_opens_nothing, setup),
         cmocka_unit_test_setup(a_token_is_its_expiry_and_an_hmac_over_label_room_and_expiry,
+                               setup),
+        cmocka_unit_test_setup(members_get_turn_credentials_as_they_join_and_strangers_none,
                                setup),
         cmocka_unit_test_setup(silent_clients_are_found_idle_and_a_pong_keeps_them, setup),
     };

@@ -35,6 +35,7 @@ function fakeChannel(readyState) {
 }
 
 class FakePeerConnection {
+  constructor(config) { this.config = config; }
   close() {}
 }
 
@@ -120,4 +121,23 @@ test('a refusal with no reason says "full"', async () => {
   await mesh.onSignal({ type: 'refused', peerId: 'c' });
   assert.deepEqual(seen, ['waiting {"id":"c","reason":"full"}']);
   mesh.close();
+});
+
+test("the room's TURN servers from ice_servers come after the application's, malformed ones left out", async () => {
+  const { mesh, e: first } = meshWithEntry();
+  mesh.iceServers = [{ urls: 'stun:192.0.2.9' }];
+  await mesh.onSignal({ type: 'ice_servers', iceServers: [
+    { urls: ['turn:192.0.2.1:3478'], username: '1800000000:abc', credential: 'c2VjcmV0' },
+    { urls: 42 },
+    { urls: 'turn:192.0.2.2', username: 7 },
+  ] });
+  const e = mesh.newEntry('c', 'offerer');
+  assert.deepEqual(e.pc.config.iceServers, [
+    { urls: 'stun:192.0.2.9' },
+    { urls: ['turn:192.0.2.1:3478'], username: '1800000000:abc', credential: 'c2VjcmV0' },
+  ]);
+  await mesh.onSignal({ type: 'ice_servers', iceServers: 'not a list' });
+  const later = mesh.newEntry('d', 'offerer');
+  assert.deepEqual(later.pc.config.iceServers, [{ urls: 'stun:192.0.2.9' }]);
+  for (const entry of [first, e, later]) clearTimeout(entry.openTimer); /* no dial is made */
 });

@@ -54,6 +54,7 @@ export class Mesh {
     this.url = o.signal;
     this.room = o.room;
     this.iceServers = o.iceServers;
+    this.roomIceServers = []; /* what the server hands members as they join (ice_servers) */
     this.certificate = o.certificate;
     this.h = o.handlers;
     this.lowWater = o.lowWater;
@@ -156,9 +157,23 @@ export class Mesh {
       case 'ice_candidate': return this.onCandidate(m.peerId, m.candidate);
       case 'peer_left': return this.onPeerLeft(m.peerId);
       case 'refused': return this.onRefused(m.peerId, m.reason);
+      case 'ice_servers': return this.onIceServers(m.iceServers);
       case 'error': return this.h.event('error', new ZQError('REFUSED', `signalling: ${m.reason}`));
       default: return undefined; /* what ZeroQ's clients do not know, they ignore */
     }
+  }
+
+  /** zq signal --turn-secret: the room's TURN servers with this member's credentials, for the
+   *  connections made from now on, after the application's own. Malformed entries are left
+   *  out, so RTCPeerConnection never throws on them. */
+  onIceServers(list) {
+    const ok = (s) => s && (typeof s.urls === 'string' ||
+      (Array.isArray(s.urls) && s.urls.every((u) => typeof u === 'string'))) &&
+      (s.username === undefined || typeof s.username === 'string') &&
+      (s.credential === undefined || typeof s.credential === 'string');
+    this.roomIceServers = Array.isArray(list) ? list.filter(ok).map((s) => ({
+      urls: s.urls, username: s.username, credential: s.credential,
+    })) : [];
   }
 
   onWelcome(id) {
@@ -178,7 +193,7 @@ export class Mesh {
   newEntry(id, role) {
     this.closeEntry(this.peers.get(id), 'replaced');
     const pc = new this.RTCPeerConnection({
-      iceServers: this.iceServers, certificates: [this.certificate],
+      iceServers: [...this.iceServers, ...this.roomIceServers], certificates: [this.certificate],
     });
     const e = { id, role, pc, pending: [], dc: null, handle: null, failed: false,
       redial: role === 'offerer', openTimer: null };

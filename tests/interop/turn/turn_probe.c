@@ -4,10 +4,12 @@
  * 438 comes first), and the release.
  * tests/interop/turn/run.sh runs it against coturn.
  *
- *   turn_probe SERVER_IP:PORT USER PASSWORD PEER_IP [expect-failure CODE]
+ *   turn_probe SERVER_IP:PORT USER PASSWORD PEER_IP [expect-failure CODE | no-refresh]
  *
+ * no-refresh skips waiting for a refresh (a server with its default 600 s lifetime).
  * Prints what it did; exits 0 when every step happened as RFC 8656 says (or, with
  * expect-failure, when the allocation failed with CODE), 1 otherwise. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +124,11 @@ static int expect_failure(long code)
 
 int main(int argc, char **argv)
 {
-    if (argc != 5 && argc != 7) {
+    bool refresh = argc != 6 || strcmp(argv[5], "no-refresh") != 0;
+    if (argc < 5 || argc > 7 || (argc == 6 && refresh) ||
+        (argc == 7 && strcmp(argv[5], "expect-failure") != 0)) {
         (void)fprintf(stderr, "usage: turn_probe SERVER:PORT USER PASSWORD PEER_IP "
-                              "[expect-failure CODE]\n");
+                              "[expect-failure CODE | no-refresh]\n");
         return 2;
     }
     zq_addr_t any_local = zq_addr_v4(127, 0, 0, 1, 0);
@@ -175,18 +179,21 @@ int main(int argc, char **argv)
     }
     (void)printf("ok: channel 0x%04x, both ways as ChannelData\n", (unsigned)ev.channel);
     uint64_t end = zq_port_now_ms() + 3 * STEP_MS;
-    while (turn.refreshes < 1 && zq_port_now_ms() < end && turn.state == TURN_ALLOCATED) {
+    while (refresh && turn.refreshes < 1 && zq_port_now_ms() < end && turn.state == TURN_ALLOCATED) {
         pump();
     }
-    if (turn.refreshes < 1 || !send_to_peer("after a refresh") || !peer_gets("after a refresh")) {
+    if ((refresh && turn.refreshes < 1) || !send_to_peer("after a refresh") ||
+        !peer_gets("after a refresh")) {
         (void)fprintf(stderr, "turn_probe: %u refreshes, %u new nonces, lifetime now %u s\n",
                       (unsigned)turn.refreshes, (unsigned)turn.new_nonces,
                       (unsigned)turn.lifetime_s);
         return die("the allocation was not refreshed, or stopped relaying");
     }
-    (void)printf("ok: refreshed at half its lifetime (%u request(s) sent again after a 438 "
-                 "stale nonce), lifetime now %u s, still relaying\n",
-                 (unsigned)turn.new_nonces, (unsigned)turn.lifetime_s);
+    if (refresh) {
+        (void)printf("ok: refreshed at half its lifetime (%u request(s) sent again after a 438 "
+                     "stale nonce), lifetime now %u s, still relaying\n",
+                     (unsigned)turn.new_nonces, (unsigned)turn.lifetime_s);
+    }
     turn_client_release(&turn, zq_port_now_ms());
     end = zq_port_now_ms() + STEP_MS;
     while (turn.state == TURN_RELEASING && zq_port_now_ms() < end) {
