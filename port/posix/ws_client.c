@@ -232,8 +232,9 @@ static void on_ready(void *ctx, int fd, uint64_t now)
     zq_ws_client_t *c = ctx;
     (void)fd;
     uint8_t buf[4096];
-    /* Decrypted bytes TLS still holds do not make the socket readable: read them all. */
-    for (int i = 0; i < READS_PER_WAKE || zq_ws_link_pending_input(&c->link); i++) {
+    /* Over TLS the socket may have been drained into TLS's buffers, which do not make it
+     * readable again: a TLS link is read until it has nothing (its buffers bound each read). */
+    for (int i = 0; i < READS_PER_WAKE || c->link.tls != NULL; i++) {
         size_t len = 0;
         zq_err_t err = zq_ws_link_recv(&c->link, buf, sizeof buf, &len);
         if (err == ZQ_ERR_WOULD_BLOCK) {

@@ -25,7 +25,7 @@ bool zq_ws_link_pending_output(const zq_ws_link_t *l)
     return l->tls != NULL && tls_client_output(l->tls, &out, &n);
 }
 
-bool zq_ws_link_pending_input(const zq_ws_link_t *l)
+static bool pending_input(const zq_ws_link_t *l)
 {
     return l->tls != NULL && tls_client_has_plaintext(l->tls);
 }
@@ -53,7 +53,7 @@ static zq_err_t feed_from_socket(zq_ws_link_t *l)
 
 zq_err_t zq_ws_link_wait(const zq_ws_link_t *l, bool write, uint64_t deadline)
 {
-    if (!write && zq_ws_link_pending_input(l)) {
+    if (!write && pending_input(l)) {
         return ZQ_OK;
     }
     return zq_port_tcp_wait(l->sock, write, deadline);

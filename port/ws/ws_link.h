@@ -30,7 +30,8 @@ typedef struct {
 zq_err_t zq_ws_link_tls_handshake(zq_ws_link_t *l, tls_client_config_t *cfg, const char *host,
                                   uint64_t deadline, const char **why);
 
-/** Waits until the link can be read (plaintext may already wait in TLS) or written. */
+/** Waits until the link can be read (decrypted bytes may already wait in TLS: then at once)
+ *  or written. */
 zq_err_t zq_ws_link_wait(const zq_ws_link_t *l, bool write, uint64_t deadline);
 
 /** Sends from @p data; @p sent may be short. @return ZQ_OK, ZQ_ERR_WOULD_BLOCK (nothing
@@ -45,10 +46,8 @@ zq_err_t zq_ws_link_recv(zq_ws_link_t *l, uint8_t *buf, size_t cap, size_t *got)
  *  (some left), or the socket's error. */
 zq_err_t zq_ws_link_flush(zq_ws_link_t *l);
 
-/** True if bytes wait on the link's side of the socket: TLS output not yet sent, or plaintext
- *  decrypted and not yet read (a loop must not wait on the socket for those). */
+/** True if TLS output waits to be sent. */
 bool zq_ws_link_pending_output(const zq_ws_link_t *l);
-bool zq_ws_link_pending_input(const zq_ws_link_t *l);
 
 /** Sends TLS's close_notify if it can, then frees the session (not the socket). */
 void zq_ws_link_end_tls(zq_ws_link_t *l);
