@@ -80,8 +80,13 @@ zq_err_t zq_posix_tls_config(tls_client_config_t **out, const char **why)
         return ZQ_ERR_CRYPTO;
     }
     rand_src = zq_port_rand();
-    if (tls_client_config_init(&config, &rand_src, bundle, (size_t)len,
-                               pinned ? pin : NULL) != ZQ_OK) {
+    zq_err_t err = tls_client_config_init(&config, &rand_src, bundle, (size_t)len,
+                                          pinned ? pin : NULL);
+    if (err == ZQ_ERR_UNSUPPORTED) {
+        *why = "this build has no TLS client (its mbedTLS configuration leaves it out)";
+        return ZQ_ERR_CRYPTO;
+    }
+    if (err != ZQ_OK) {
         (void)snprintf(reason, sizeof reason, "the CA bundle %s holds no PEM certificate", path);
         *why = reason;
         return ZQ_ERR_CRYPTO;

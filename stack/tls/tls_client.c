@@ -326,8 +326,26 @@ void tls_client_free(tls_client_t *t)
 
 #else /* !ZQ_MBEDTLS_TLS_CLIENT */
 
-/* A configuration without the TLS client's algorithms: no session ever starts (start says
- * so), and the calls a plain link makes on the way (port/ws/ws_link.c) find none. */
+/* A configuration without the TLS client's algorithms (the devices', mbedTLS 4's for now): no
+ * trust store sets up and no session starts (both say so), and the calls a plain link makes
+ * on the way (port/ws/ws_link.c) find none. */
+zq_err_t tls_client_config_init(tls_client_config_t *cfg, const zq_rand_t *rand,
+                                const char *bundle, size_t bundle_len,
+                                const uint8_t pin[TLS_PIN_LEN])
+{
+    (void)cfg;
+    (void)rand;
+    (void)bundle;
+    (void)bundle_len;
+    (void)pin;
+    return ZQ_ERR_UNSUPPORTED;
+}
+
+void tls_client_config_free(tls_client_config_t *cfg)
+{
+    (void)cfg;
+}
+
 zq_err_t tls_client_start(tls_client_t *t, tls_client_config_t *cfg, const char *host)
 {
     (void)t;
