@@ -90,6 +90,7 @@ void zq_cmd_signal_help(FILE *out)
         "                         ice_servers frame, username EXPIRY:ID, credential the\n"
         "                         base64 of HMAC-SHA1(FILE's bytes, username), as coturn's\n"
         "                         use-auth-secret with static-auth-secret checks\n"
+        "  --turn-url URL         a TURN server members get (repeatable, with --turn-secret)\n"
         "  --turn-ttl SECONDS     how long those credentials work (default 86400)\n"
         "  --help                 show this help\n"
         "\n"
