@@ -5,6 +5,7 @@
 #include "signal/router.h"
 #include "zq/crypto.h"
 #include "zq/hex.h"
+#include "zq/text.h"
 #include "zq/base64.h"
 
 void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, void *send_ctx)
@@ -45,17 +46,9 @@ static bool parse_token(const char *text, uint64_t *expiry, uint8_t mac[32])
         return false;
     }
     const char *dot = strchr(text, '.');
-    if (dot == NULL || dot == text || dot - text > 20 || (text[0] == '0' && dot - text > 1) ||
-        strlen(dot + 1) != 64) {
+    if (dot == NULL || (text[0] == '0' && dot - text > 1) || strlen(dot + 1) != 64 ||
+        zq_parse_udec(text, (size_t)(dot - text), UINT64_MAX, expiry) != ZQ_OK) {
         return false;
-    }
-    uint64_t e = 0;
-    for (const char *p = text; p < dot; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (d > 9 || e > (UINT64_MAX - d) / 10) {
-            return false;
-        }
-        e = e * 10 + d;
     }
     for (size_t i = 0; i < 32; i++) {
         int hi = zq_hex_digit(dot[1 + 2 * i]);
@@ -65,54 +58,43 @@ static bool parse_token(const char *text, uint64_t *expiry, uint8_t mac[32])
         }
         mac[i] = (uint8_t)(hi << 4 | lo);
     }
-    *expiry = e;
     return true;
 }
 
-/* Decimal digits of @p v in @p out (at least 21 bytes), with a NUL. @return their count. */
-static size_t decimal(uint64_t v, char *out)
-{
-    char rev[20];
-    size_t n = 0;
-    do {
-        rev[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    for (size_t i = 0; i < n; i++) {
-        out[i] = rev[n - 1 - i];
-    }
-    out[n] = '\0';
-    return n;
-}
-
 /* HMAC-SHA256(key, "zq-room-token-v1\n" room "\n" expiry): the version label keeps a MAC made
- * for anything else under the same key from passing as a token. */
-static void token_mac(const uint8_t *key, size_t key_len, const char *room, uint64_t expiry,
+ * for anything else under the same key from passing as a token. @return false for a room
+ * longer than ZQ_SIG_ROOM_MAX, which no caller passes and no token opens. */
+static bool token_mac(const uint8_t *key, size_t key_len, const char *room, uint64_t expiry,
                       uint8_t mac[ZQ_SHA256_LEN])
 {
-    static const char label[] = "zq-room-token-v1\n";
-    char msg[sizeof label + ZQ_SIG_ROOM_MAX + 1 + 21];
-    size_t room_len = 0;
-    while (room_len < ZQ_SIG_ROOM_MAX && room[room_len] != '\0') {
-        room_len++; /* every caller's room fits; the bound keeps msg safe if one did not */
+    char msg[sizeof "zq-room-token-v1\n" + ZQ_SIG_ROOM_MAX + 1 + 20];
+    zq_writer_t w = zq_writer((uint8_t *)msg, sizeof msg);
+    zq_write_str(&w, "zq-room-token-v1\n");
+    zq_write_str(&w, room);
+    zq_write_char(&w, '\n');
+    zq_write_udec(&w, expiry);
+    if (w.failed) {
+        return false;
     }
-    size_t n = sizeof label - 1;
-    memcpy(msg, label, n);
-    memcpy(msg + n, room, room_len);
-    n += room_len;
-    msg[n++] = '\n';
-    n += decimal(expiry, msg + n);
-    zq_hmac_sha256(key, key_len, (const uint8_t *)msg, n, mac);
+    zq_hmac_sha256(key, key_len, (const uint8_t *)msg, w.len, mac);
+    return true;
 }
 
 void sig_room_token(const uint8_t *key, size_t key_len, const char *room, uint64_t expiry,
                     char out[SIG_TOKEN_TEXT_MAX + 1])
 {
     uint8_t mac[ZQ_SHA256_LEN];
-    token_mac(key, key_len, room, expiry, mac);
-    size_t n = decimal(expiry, out);
-    out[n++] = '.';
-    out[n + zq_hex_encode(out + n, mac, sizeof mac)] = '\0';
+    char hex[2 * ZQ_SHA256_LEN + 1];
+    out[0] = '\0';
+    if (!token_mac(key, key_len, room, expiry, mac)) {
+        return; /* no token for a room no join could name */
+    }
+    hex[zq_hex_encode(hex, mac, sizeof mac)] = '\0';
+    zq_writer_t w = zq_text_writer(out, SIG_TOKEN_TEXT_MAX + 1);
+    zq_write_udec(&w, expiry);
+    zq_write_char(&w, '.');
+    zq_write_str(&w, hex);
+    (void)zq_text_end(&w);
 }
 
 static bool mac_opens(const sig_router_t *r, const uint8_t mac[32], uint64_t expiry,
@@ -122,8 +104,8 @@ static bool mac_opens(const sig_router_t *r, const uint8_t mac[32], uint64_t exp
         return false;
     }
     uint8_t want[ZQ_SHA256_LEN];
-    token_mac(r->token_key, r->token_key_len, room, expiry, want);
-    return zq_consttime_equal(want, mac, sizeof want);
+    return token_mac(r->token_key, r->token_key_len, room, expiry, want) &&
+           zq_consttime_equal(want, mac, sizeof want);
 }
 
 static bool token_allows(const sig_router_t *r, const sig_client_slot_t *c, const char *room)
@@ -182,14 +164,14 @@ static void turn_credential(const sig_router_t *r, const sig_client_slot_t *c, u
                             char *user, size_t user_cap, char *password, size_t password_cap)
 {
     uint64_t unix_now = c->connected_unix + (now - c->connected_at) / 1000u;
-    size_t n = decimal(unix_now + r->turn_ttl_s, user);
-    if (n + 1 + SIG_ID_LEN + 1 > user_cap) {
-        user[0] = '\0';
+    zq_writer_t w = zq_text_writer(user, user_cap);
+    zq_write_udec(&w, unix_now + r->turn_ttl_s);
+    zq_write_char(&w, ':');
+    zq_write_str(&w, c->id);
+    size_t n = zq_text_end(&w);
+    if (n == 0) {
         return;
     }
-    user[n++] = ':';
-    memcpy(user + n, c->id, SIG_ID_LEN + 1);
-    n += SIG_ID_LEN;
     zq_hmac_sha1_t h;
     uint8_t mac[ZQ_SHA1_LEN];
     zq_hmac_sha1_start(&h, r->turn_secret, r->turn_secret_len);
