@@ -133,6 +133,12 @@ typedef struct {
 /** RFC 7983 §7 and RFC 8489 §6.3: could this datagram be STUN (first byte 0..3, cookie)? */
 bool stun_looks_like(const uint8_t *buf, size_t len);
 
+/** The method of a message type, its class bits cleared (RFC 8489 §5): a request's type. */
+static inline uint16_t stun_method_of(uint16_t type)
+{
+    return (uint16_t)(type & 0x3EEFu);
+}
+
 /** The class bits of a message type: 0 request, 1 indication, 2 success, 3 error. */
 static inline unsigned stun_class_of(uint16_t type)
 {

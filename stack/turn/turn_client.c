@@ -218,16 +218,18 @@ static uint64_t earliest(const turn_client_t *t)
     return next;
 }
 
-/* A request whose retransmissions ran out (RFC 8489 §6.2.1: Rm x RTO after the last). */
-static void timed_out(turn_client_t *t, turn_txn_t *x)
+/* Request @p x failed (@p code: the server's error, 0 when unanswered): without its Allocate or
+ * Refresh the allocation is gone; a release is over either way; a permission or channel is
+ * refused. */
+static void txn_failed(turn_client_t *t, turn_txn_t *x, uint16_t code)
 {
     x->active = false;
     if (x->type == TURN_ALLOCATE_REQUEST || (x->type == TURN_REFRESH_REQUEST && !x->release)) {
-        fail(t, 0);
+        fail(t, code);
     } else if (x->release) {
         t->state = TURN_IDLE;
     } else {
-        push(t, &(turn_event_t){.type = TURN_EVENT_REFUSED, .peer = x->peer});
+        push(t, &(turn_event_t){.type = TURN_EVENT_REFUSED, .peer = x->peer, .code = code});
     }
 }
 
@@ -238,8 +240,8 @@ uint64_t turn_client_timeout(turn_client_t *t, uint64_t now)
         if (!x->active || x->due || now < x->next_ms) {
             continue;
         }
-        if (x->sends >= MAX_SENDS) {
-            timed_out(t, x);
+        if (x->sends >= MAX_SENDS) { /* RFC 8489 §6.2.1: Rm x RTO after the last send */
+            txn_failed(t, x, 0);
         } else {
             x->due = true; /* again, with the same transaction id */
             x->next_ms = now;
@@ -290,6 +292,16 @@ static bool retry_with_credential(turn_client_t *t, uint64_t now, turn_txn_t *x,
     return true;
 }
 
+/* The allocation lives @p lifetime_s from @p now: Refresh a minute before it ends, or at half
+ * of it when it is two minutes or less. */
+static void schedule_refresh(turn_client_t *t, uint64_t now, uint32_t lifetime_s)
+{
+    uint32_t wait_s = lifetime_s > 2 * REFRESH_EARLY_S ? lifetime_s - REFRESH_EARLY_S
+                                                       : lifetime_s / 2;
+    t->lifetime_s = lifetime_s;
+    t->refresh_ms = now + (uint64_t)wait_s * 1000u;
+}
+
 static void allocated(turn_client_t *t, uint64_t now, const stun_msg_t *msg,
                       const turn_attrs_t *a)
 {
@@ -299,10 +311,7 @@ static void allocated(turn_client_t *t, uint64_t now, const stun_msg_t *msg,
     }
     t->relayed = a->relayed;
     t->mapped = msg->xor_mapped;
-    t->lifetime_s = (a->present & TURN_HAS_LIFETIME) ? a->lifetime_s : 600;
-    uint32_t wait_s = t->lifetime_s > 2 * REFRESH_EARLY_S ? t->lifetime_s - REFRESH_EARLY_S
-                                                          : t->lifetime_s / 2;
-    t->refresh_ms = now + (uint64_t)wait_s * 1000u;
+    schedule_refresh(t, now, (a->present & TURN_HAS_LIFETIME) ? a->lifetime_s : 600);
     t->state = TURN_ALLOCATED;
     push(t, &(turn_event_t){.type = TURN_EVENT_ALLOCATED, .peer = t->relayed});
 }
@@ -344,10 +353,7 @@ static void succeeded(turn_client_t *t, uint64_t now, turn_txn_t *x, const stun_
         }
         t->refreshes++;
         if (a->present & TURN_HAS_LIFETIME) {
-            t->lifetime_s = a->lifetime_s;
-            t->refresh_ms = now + (uint64_t)(a->lifetime_s > 2 * REFRESH_EARLY_S
-                                                 ? a->lifetime_s - REFRESH_EARLY_S
-                                                 : a->lifetime_s / 2) * 1000u;
+            schedule_refresh(t, now, a->lifetime_s);
         }
         break;
     case TURN_CREATE_PERMISSION_REQUEST:
@@ -375,14 +381,7 @@ static void refused(turn_client_t *t, uint64_t now, turn_txn_t *x, const stun_ms
         retry_with_credential(t, now, x, msg)) {
         return;
     }
-    x->active = false;
-    if (x->type == TURN_ALLOCATE_REQUEST || (x->type == TURN_REFRESH_REQUEST && !x->release)) {
-        fail(t, code);
-    } else if (x->release) {
-        t->state = TURN_IDLE;
-    } else {
-        push(t, &(turn_event_t){.type = TURN_EVENT_REFUSED, .peer = x->peer, .code = code});
-    }
+    txn_failed(t, x, code);
 }
 
 /* An answer to one of our requests: authenticated with our key once we have one (a 401 that
@@ -396,7 +395,7 @@ static void answer(turn_client_t *t, uint64_t now, const stun_msg_t *msg)
     bool challenge = cls == 3 && !(msg->present & STUN_HAS_MESSAGE_INTEGRITY) &&
                      (msg->error_code == TURN_ERROR_UNAUTHORIZED ||
                       msg->error_code == TURN_ERROR_STALE_NONCE);
-    if (x == NULL || (msg->type & 0x3EEFu) != x->type || turn_parse_attrs(msg, &a) != ZQ_OK ||
+    if (x == NULL || stun_method_of(msg->type) != x->type || turn_parse_attrs(msg, &a) != ZQ_OK ||
         (!signed_ok && !challenge && t->has_key)) {
         t->dropped++;
         return;
