@@ -2,7 +2,6 @@
  * has no TLS client (the devices' for now), no link has a session: tls is always NULL. */
 #include "port/ws/ws_link.h"
 
-
 zq_err_t zq_ws_link_flush(zq_ws_link_t *l)
 {
     const uint8_t *out;
@@ -30,25 +29,22 @@ static bool pending_input(const zq_ws_link_t *l)
     return l->tls != NULL && tls_client_has_plaintext(l->tls);
 }
 
-/* Ciphertext from the socket into TLS. @return ZQ_OK (some fed), ZQ_ERR_WOULD_BLOCK, or the
- * socket's end (ZQ_ERR_CLOSED) or error. */
+/* Ciphertext from the socket into TLS, no more than TLS has room for (what the socket keeps
+ * waits there for the next read). @return ZQ_OK (some fed, or TLS full of unread input),
+ * ZQ_ERR_WOULD_BLOCK, or the socket's end (ZQ_ERR_CLOSED) or error. */
 static zq_err_t feed_from_socket(zq_ws_link_t *l)
 {
     uint8_t buf[TLS_CLIENT_IO_BUF];
-    if (!tls_client_wants_input(l->tls)) {
+    size_t room = tls_client_input_room(l->tls);
+    if (room == 0) {
         return ZQ_OK; /* TLS has unread input: let it take that first */
     }
-    size_t room = sizeof buf;
     size_t got = 0;
-    zq_err_t err = zq_port_tcp_recv(l->sock, buf, room, &got);
-    if (err != ZQ_OK) {
-        return err;
+    zq_err_t err = zq_port_tcp_recv(l->sock, buf, room < sizeof buf ? room : sizeof buf, &got);
+    if (err == ZQ_OK) {
+        (void)tls_client_feed(l->tls, buf, got); /* all of it: got <= room */
     }
-    if (got == 0) {
-        return ZQ_ERR_CLOSED;
-    }
-    size_t fed = tls_client_feed(l->tls, buf, got);
-    return fed == got ? ZQ_OK : ZQ_ERR_CRYPTO; /* wants_input said it had room for a read */
+    return err;
 }
 
 zq_err_t zq_ws_link_wait(const zq_ws_link_t *l, bool write, uint64_t deadline)
@@ -131,8 +127,7 @@ zq_err_t zq_ws_link_recv(zq_ws_link_t *l, uint8_t *buf, size_t cap, size_t *got)
 {
     *got = 0;
     if (l->tls == NULL) {
-        zq_err_t err = zq_port_tcp_recv(l->sock, buf, cap, got);
-        return err == ZQ_OK && *got == 0 ? ZQ_ERR_CLOSED : err;
+        return zq_port_tcp_recv(l->sock, buf, cap, got); /* ZQ_ERR_CLOSED at its end */
     }
     for (;;) {
         zq_err_t err = tls_client_read(l->tls, buf, cap, got);

@@ -186,9 +186,9 @@ size_t tls_client_feed(tls_client_t *t, const uint8_t *data, size_t len)
     return n;
 }
 
-bool tls_client_wants_input(const tls_client_t *t)
+size_t tls_client_input_room(const tls_client_t *t)
 {
-    return t->rx_len < sizeof t->rx;
+    return sizeof t->rx - (t->rx_len - t->rx_off); /* feed() moves the unread to the front */
 }
 
 bool tls_client_output(const tls_client_t *t, const uint8_t **out, size_t *len)
@@ -371,10 +371,10 @@ size_t tls_client_feed(tls_client_t *t, const uint8_t *data, size_t len)
     return 0;
 }
 
-bool tls_client_wants_input(const tls_client_t *t)
+size_t tls_client_input_room(const tls_client_t *t)
 {
     (void)t;
-    return false;
+    return 0;
 }
 
 bool tls_client_output(const tls_client_t *t, const uint8_t **out, size_t *len)

@@ -93,8 +93,8 @@ zq_err_t tls_client_start(tls_client_t *t, tls_client_config_t *cfg, const char 
  *  again after the next handshake or read step). */
 size_t tls_client_feed(tls_client_t *t, const uint8_t *data, size_t len);
 
-/** True while no fed byte waits for mbedTLS (the socket may be read). */
-bool tls_client_wants_input(const tls_client_t *t);
+/** How many bytes tls_client_feed() takes now: read no more than this from the socket. */
+size_t tls_client_input_room(const tls_client_t *t);
 
 /** Ciphertext for the socket, if any. */
 bool tls_client_output(const tls_client_t *t, const uint8_t **out, size_t *len);
