@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "port/posix/read_file.h"
 #include "server/signal.h"
 #include "signal/router.h"
 
@@ -182,49 +183,26 @@ static int parse_options(int argc, char **argv, signal_options_t *o)
     return -1;
 }
 
-/* Reads all of @p fd into buf[0..cap), in as many reads as it takes (a pipe gives a little at
- * a time); stops at cap. Returns the byte count, or -1 on a read error. */
-static ssize_t read_all(int fd, uint8_t *buf, size_t cap)
-{
-    size_t got = 0;
-    while (got < cap) {
-        ssize_t n = read(fd, buf + got, cap - got);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return n < 0 ? -1 : (ssize_t)got;
-        }
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
-
 /* An HMAC key from --token-key-file or --turn-secret (@p option): the file's bytes, less one
  * trailing newline (as `echo secret > FILE` adds). */
 static int read_key(const char *option, const char *path, uint8_t *key, size_t *len)
 {
-    uint8_t buf[KEY_MAX + 2]; /* one byte more than a key and its newline: too long */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read_all(fd, buf, sizeof buf);
-    if (n < 0) {
-        int err = errno;
-        if (fd >= 0) {
-            (void)close(fd);
-        }
+    uint8_t buf[KEY_MAX + 1]; /* a key and its newline */
+    size_t n = 0;
+    zq_err_t err = zq_posix_read_file(path, buf, sizeof buf, &n);
+    if (err == ZQ_ERR_IO) {
         return zq_cli_usage_error("signal", "cannot read %s '%s': %s", option, path,
-                                  strerror(err));
+                                  strerror(errno));
     }
-    (void)close(fd);
-    if (n > 0 && buf[n - 1] == '\n') {
+    if (err == ZQ_OK && n > 0 && buf[n - 1] == '\n') {
         n--;
     }
-    if (n <= 0 || n > KEY_MAX) {
+    if (err != ZQ_OK || n == 0 || n > KEY_MAX) {
         return zq_cli_usage_error("signal", "%s '%s' must hold 1 to %d bytes", option, path,
                                   KEY_MAX);
     }
-    memcpy(key, buf, (size_t)n);
-    *len = (size_t)n;
+    memcpy(key, buf, n);
+    *len = n;
     return -1;
 }
 

@@ -2,12 +2,11 @@
 #include "port/posix/ws_tls.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "port/posix/read_file.h"
 #include "port/zq_port.h"
 #include "zq/base64.h"
 
@@ -19,34 +18,18 @@ static tls_client_config_t config;
 static zq_rand_t rand_src;
 static char reason[384];
 
-/* The whole file into bundle[]; its length, or -1 with reason[] set. */
-static long read_bundle(const char *path)
+/* The whole file into bundle[]: @return false with reason[] set. */
+static bool read_bundle(const char *path, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    zq_err_t err = zq_posix_read_file(path, (uint8_t *)bundle, sizeof bundle, len);
+    if (err == ZQ_ERR_TOO_LONG) {
+        (void)snprintf(reason, sizeof reason, "the CA bundle %s is larger than %d bytes", path,
+                       ZQ_POSIX_CA_BUNDLE_MAX);
+    } else if (err != ZQ_OK) {
         (void)snprintf(reason, sizeof reason, "cannot read the CA bundle %s: %s (set "
                        "SSL_CERT_FILE to a PEM file of trusted CAs)", path, strerror(errno));
-        return -1;
     }
-    size_t got = 0;
-    for (;;) {
-        ssize_t n = read(fd, bundle + got, sizeof bundle - got);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            break;
-        }
-        got += (size_t)n;
-        if (got == sizeof bundle) {
-            (void)close(fd);
-            (void)snprintf(reason, sizeof reason, "the CA bundle %s is larger than %d bytes",
-                           path, ZQ_POSIX_CA_BUNDLE_MAX);
-            return -1;
-        }
-    }
-    (void)close(fd);
-    return (long)got;
+    return err == ZQ_OK;
 }
 
 /* $ZQ_TLS_PIN: "sha256/" and 44 characters of base64. */
@@ -67,8 +50,8 @@ zq_err_t zq_posix_tls_config(tls_client_config_t **out, const char **why)
     }
     const char *path = getenv("SSL_CERT_FILE");
     path = path != NULL && path[0] != '\0' ? path : DEFAULT_BUNDLE;
-    long len = read_bundle(path);
-    if (len < 0) {
+    size_t len = 0;
+    if (!read_bundle(path, &len)) {
         *why = reason;
         return ZQ_ERR_CRYPTO;
     }
@@ -80,7 +63,7 @@ zq_err_t zq_posix_tls_config(tls_client_config_t **out, const char **why)
         return ZQ_ERR_CRYPTO;
     }
     rand_src = zq_port_rand();
-    zq_err_t err = tls_client_config_init(&config, &rand_src, bundle, (size_t)len,
+    zq_err_t err = tls_client_config_init(&config, &rand_src, bundle, len,
                                           pinned ? pin : NULL);
     if (err == ZQ_ERR_UNSUPPORTED) {
         *why = "this build has no TLS client (its mbedTLS configuration leaves it out)";

@@ -1,0 +1,22 @@
+/**
+ * @file read_file.h
+ * @brief A whole small file into a caller's buffer: `zq signal`'s key files, the wss:// CA
+ *        bundle.
+ */
+#ifndef ZQ_PORT_POSIX_READ_FILE_H
+#define ZQ_PORT_POSIX_READ_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zq/err.h"
+
+/**
+ * Reads all of @p path into @p buf[0..@p cap), in as many reads as it takes (a pipe gives a
+ * little at a time).
+ * @return ZQ_OK with @p len set; ZQ_ERR_TOO_LONG if it holds more than @p cap bytes;
+ *         ZQ_ERR_IO if it cannot be opened or read (errno says why).
+ */
+zq_err_t zq_posix_read_file(const char *path, uint8_t *buf, size_t cap, size_t *len);
+
+#endif /* ZQ_PORT_POSIX_READ_FILE_H */
