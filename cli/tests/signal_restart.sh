@@ -40,13 +40,15 @@ wait_for "$out/signal.out" "listening on" || fail "zq signal did not start"
 port=$(sed -n 's|^zq signal: listening on http://127.0.0.1:\([0-9]*\) .*|\1|p' "$out/signal.out")
 url="ws://127.0.0.1:$port/ws"
 room=restart
+# The room holds rep and sub: each pub waits for both (--wait-peers 2), or its QoS 1 publish
+# can be over, acked by nobody subscribed, before sub is dialed.
 
 spawn rep rep echo --exec cat --signal "$url" --room "$room"
 spawn sub sub t --signal "$url" --room "$room"
 wait_for "$out/signal.err" "joined room \"$room\"" 2 || fail "the members never joined"
 got=$(timeout 30 "$zq" req echo before --signal "$url" --room "$room" 2>"$out/req1.err")
 [ "$got" = before ] || fail "before the restart: req got '$got'"
-timeout 30 "$zq" pub t one --qos 1 --signal "$url" --room "$room" 2>"$out/pub1.err" ||
+timeout 30 "$zq" pub t one --qos 1 --wait-peers 2 --signal "$url" --room "$room" 2>"$out/pub1.err" ||
     fail "before the restart: pub exited $?"
 wait_for "$out/sub.out" "^t one$" || fail "before the restart: sub did not print 't one'"
 ok "before the restart: a request answered, a QoS 1 message delivered"
@@ -68,7 +70,7 @@ ok "the server back on port $port: both members reconnected"
 
 got=$(timeout 30 "$zq" req echo after --signal "$url" --room "$room" 2>"$out/req2.err")
 [ "$got" = after ] || fail "after the restart: a new member's req got '$got'"
-timeout 30 "$zq" pub t two --qos 1 --signal "$url" --room "$room" 2>"$out/pub2.err" ||
+timeout 30 "$zq" pub t two --qos 1 --wait-peers 2 --signal "$url" --room "$room" 2>"$out/pub2.err" ||
     fail "after the restart: pub exited $?"
 wait_for "$out/sub.out" "^t two$" || fail "after the restart: sub did not print 't two'"
 sleep 1
