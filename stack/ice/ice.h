@@ -244,6 +244,7 @@ typedef struct {
     bool remote_gathering_done;
     bool started;
     bool gathering_done; /* GATHERING_DONE was emitted */
+    bool relay_expected; /* a TURN allocation is under way: gathering waits for it */
     uint8_t n_local;
     uint8_t n_remote;
     uint8_t n_pairs;
@@ -284,6 +285,23 @@ zq_err_t ice_agent_set_remote_credentials(ice_agent_t *agent, const char *ufrag,
 
 /** Adds a host candidate: an address a socket of ours is bound to (not 0.0.0.0). */
 zq_err_t ice_agent_add_host_candidate(ice_agent_t *agent, uint64_t now, const zq_addr_t *addr);
+
+/**
+ * Adds a relayed candidate (RFC 8445 §5.1.1.2) from a TURN allocation the caller holds:
+ * @p relayed, the server's relayed address, is its own base (checks and data "from" it go to
+ * the caller, who wraps them for the server, stack/turn); @p mapped, the server-reflexive
+ * address the server saw the allocation come from, is its related address and is also added
+ * as a server-reflexive candidate of @p host, the host candidate that talks to the server.
+ * Its type preference is 0 (§5.1.2.2), so a direct pair that works wins. Full agents only.
+ * @return ZQ_OK; ZQ_ERR_STATE (a lite agent: RFC 8445 §2.5, host candidates only);
+ *         ZQ_ERR_NOT_FOUND (@p host is none of ours); ZQ_ERR_CAPACITY.
+ */
+zq_err_t ice_agent_add_relay_candidate(ice_agent_t *agent, uint64_t now, const zq_addr_t *relayed,
+                                       const zq_addr_t *mapped, const zq_addr_t *host);
+
+/** A relayed candidate is (@p expected true) or is no longer (false) on its way: while one
+ *  is, gathering is not done (no GATHERING_DONE, no end-of-candidates in the description). */
+void ice_agent_expect_relay(ice_agent_t *agent, bool expected);
 
 /** Adds a signalled remote candidate. Duplicates are ignored. */
 zq_err_t ice_agent_add_remote_candidate(ice_agent_t *agent, uint64_t now,

@@ -133,10 +133,14 @@ zq_err_t ice_agent_set_remote_credentials(ice_agent_t *a, const char *ufrag, siz
 
 /* ---- Candidates ------------------------------------------------------------------------- */
 
-uint8_t ice_find_host(const ice_agent_t *a, const zq_addr_t *addr)
+/* RFC 8445 §5.1.1.3: a host candidate is its own base, and so is a relayed one (its
+ * datagrams leave from the TURN server's relayed address); checks and data go from these. */
+uint8_t ice_find_base(const ice_agent_t *a, const zq_addr_t *addr)
 {
     for (uint8_t i = 0; i < a->n_local; i++) {
-        if (a->local[i].cand.type == ICE_CAND_HOST && zq_addr_equal(&a->local[i].base, addr)) {
+        ice_cand_type_t type = a->local[i].cand.type;
+        if ((type == ICE_CAND_HOST || type == ICE_CAND_RELAY) &&
+            zq_addr_equal(&a->local[i].base, addr)) {
             return i;
         }
     }
@@ -169,7 +173,7 @@ uint8_t ice_add_local(ice_agent_t *a, ice_cand_type_t type, const zq_addr_t *add
         a->stats.capacity_exhausted++;
         return ICE_NONE;
     }
-    uint8_t host = ice_find_host(a, base);
+    uint8_t host = ice_find_base(a, base);
     /* Earlier hosts are preferred; derived candidates share their base's preference. */
     uint16_t local_pref = (uint16_t)(65535u - (host == ICE_NONE ? a->n_local : host));
     ice_local_t *l = &a->local[a->n_local];
@@ -200,7 +204,7 @@ zq_err_t ice_agent_add_host_candidate(ice_agent_t *a, uint64_t now, const zq_add
     if (!usable_host_address(addr)) {
         return ZQ_ERR_INVALID_ARG; /* 0.0.0.0 or port 0 cannot be a candidate */
     }
-    if (ice_find_host(a, addr) != ICE_NONE) {
+    if (ice_find_base(a, addr) != ICE_NONE) {
         return ZQ_OK;
     }
     uint8_t index = ice_add_local(a, ICE_CAND_HOST, addr, addr);
@@ -333,7 +337,7 @@ zq_err_t ice_agent_handle_stun(ice_agent_t *a, uint64_t now, const zq_addr_t *lo
     if (ice_is_terminal(a)) {
         return ZQ_ERR_STATE;
     }
-    uint8_t host = ice_find_host(a, local);
+    uint8_t host = ice_find_base(a, local);
     if (host == ICE_NONE) {
         a->stats.rx_unknown_local++;
         return ZQ_ERR_NOT_FOUND;

@@ -78,7 +78,8 @@ void ice_form_pairs(ice_agent_t *a)
         return; /* a lite agent pairs only what the peer's checks show it */
     }
     for (uint8_t l = 0; l < a->n_local; l++) {
-        if (a->local[l].cand.type != ICE_CAND_HOST) {
+        ice_cand_type_t type = a->local[l].cand.type;
+        if (type != ICE_CAND_HOST && type != ICE_CAND_RELAY) {
             continue; /* §6.1.2.4: a srflx candidate is replaced by its base: same pairs */
         }
         for (uint8_t r = 0; r < a->n_remote; r++) {

@@ -47,9 +47,9 @@ void ice_queue_event(ice_agent_t *a, ice_event_type_t type, uint8_t index);
 /* Copies a built message into the transmit queue. */
 void ice_queue_datagram(ice_agent_t *a, const zq_addr_t *local, const zq_addr_t *remote,
                         const uint8_t *data, size_t len);
-/* Index of the host candidate bound to @p addr, or ICE_NONE. */
-uint8_t ice_find_host(const ice_agent_t *a, const zq_addr_t *addr);
-/* Adds a local candidate (host, srflx or prflx) and returns its index or ICE_NONE. */
+/* Index of the host or relayed candidate whose base is @p addr, or ICE_NONE. */
+uint8_t ice_find_base(const ice_agent_t *a, const zq_addr_t *addr);
+/* Adds a local candidate (host, srflx, prflx or relay) and returns its index or ICE_NONE. */
 uint8_t ice_add_local(ice_agent_t *a, ice_cand_type_t type, const zq_addr_t *addr,
                       const zq_addr_t *base);
 /* Adds a remote candidate unless its address is known; returns its index or ICE_NONE. */

@@ -42,6 +42,20 @@ zq_err_t peer_add_host_candidate(peer_t *p, uint64_t now, const zq_addr_t *addr)
     return err;
 }
 
+zq_err_t peer_add_relay_candidate(peer_t *p, uint64_t now, const zq_addr_t *relayed,
+                                  const zq_addr_t *mapped, const zq_addr_t *host)
+{
+    zq_err_t err = ice_agent_add_relay_candidate(&p->ice, now, relayed, mapped, host);
+    peer_pump(p, now);
+    return err;
+}
+
+void peer_expect_relay(peer_t *p, uint64_t now, bool expected)
+{
+    ice_agent_expect_relay(&p->ice, expected);
+    peer_pump(p, now);
+}
+
 /* ---- Events ------------------------------------------------------------------------------ */
 
 /* Sized for every channel and candidate at once (ZQ_PEER_EVENT_QUEUE), drained after each

@@ -187,6 +187,7 @@ typedef struct {
     zq_addr_t ip;        /* port ignored: permissions are per IP (RFC 8656 §9) */
     uint64_t refresh_ms; /* next CreatePermission */
     bool installed;
+    bool in_use;         /* data went either way since the last refresh: refresh it */
 } turn_permission_t;
 
 typedef struct {
@@ -195,6 +196,7 @@ typedef struct {
     uint16_t number;
     uint64_t refresh_ms;
     bool bound;
+    bool in_use;         /* as turn_permission_t's */
 } turn_channel_t;
 
 /** One allocation. Caller-allocated; 2,712 B with the default capacities (x86-64). */
@@ -238,12 +240,14 @@ bool turn_client_poll_output(turn_client_t *t, uint64_t now, const uint8_t **out
 
 bool turn_client_poll_event(turn_client_t *t, turn_event_t *ev);
 
-/** Opens the allocation to @p peer's IP (CreatePermission), refreshed while it lives.
- *  @return ZQ_OK; ZQ_ERR_STATE (not allocated); ZQ_ERR_CAPACITY (ZQ_TURN_MAX_PERMISSIONS). */
+/** Opens the allocation to @p peer's IP (CreatePermission); asking again for one requested or
+ *  installed does nothing. It is refreshed every 240 s while data goes to or comes from the
+ *  IP (turn_client_wrap(), Data), and dropped at a refresh when none did; a refused one is
+ *  dropped at once. @return ZQ_OK; ZQ_ERR_STATE (not allocated); ZQ_ERR_CAPACITY (ZQ_TURN_MAX_PERMISSIONS). */
 zq_err_t turn_client_permit(turn_client_t *t, uint64_t now, const zq_addr_t *peer);
 
 /** Binds a channel to @p peer (its permission comes with it, §12.2); sends to it then go as
- *  ChannelData. @return ZQ_OK; ZQ_ERR_STATE; ZQ_ERR_CAPACITY (ZQ_TURN_MAX_CHANNELS). */
+ *  ChannelData. Kept, dropped and asked again as permissions are. @return ZQ_OK; ZQ_ERR_STATE; ZQ_ERR_CAPACITY (ZQ_TURN_MAX_CHANNELS). */
 zq_err_t turn_client_bind(turn_client_t *t, uint64_t now, const zq_addr_t *peer);
 
 /**

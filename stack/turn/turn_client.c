@@ -143,6 +143,27 @@ bool turn_client_poll_output(turn_client_t *t, uint64_t now, const uint8_t **out
 
 /* ---- Timers ---------------------------------------------------------------------------- */
 
+static turn_permission_t *find_permission(turn_client_t *t, const zq_addr_t *peer)
+{
+    for (size_t i = 0; i < ZQ_TURN_MAX_PERMISSIONS; i++) {
+        if (t->perms[i].used && zq_addr_same_ip(&t->perms[i].ip, peer)) {
+            return &t->perms[i];
+        }
+    }
+    return NULL;
+}
+
+static turn_channel_t *find_channel(turn_client_t *t, const zq_addr_t *peer, uint16_t number)
+{
+    for (size_t i = 0; i < ZQ_TURN_MAX_CHANNELS; i++) {
+        turn_channel_t *c = &t->channels[i];
+        if (c->used && (peer != NULL ? zq_addr_equal(&c->peer, peer) : c->number == number)) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
 static bool has_txn(const turn_client_t *t, uint16_t type, const zq_addr_t *peer)
 {
     for (size_t i = 0; i < ZQ_TURN_MAX_TXNS; i++) {
@@ -181,14 +202,26 @@ static void refresh_due(turn_client_t *t, uint64_t now)
         new_txn(t, TURN_REFRESH_REQUEST, now) != NULL) {
         t->refresh_ms = now + (uint64_t)t->lifetime_s * 1000u; /* the answer sets it again */
     }
+    /* Only what carried data since its last refresh is kept: a peer that is gone (or moved)
+     * gives its slot back within one refresh period instead of holding it forever. */
     for (size_t i = 0; i < ZQ_TURN_MAX_PERMISSIONS; i++) {
-        if (t->perms[i].used && now >= t->perms[i].refresh_ms) {
-            request_permission(t, now, &t->perms[i]);
+        turn_permission_t *p = &t->perms[i];
+        if (p->used && now >= p->refresh_ms) {
+            p->used = p->in_use;
+            p->in_use = false;
+            if (p->used) {
+                request_permission(t, now, p);
+            }
         }
     }
     for (size_t i = 0; i < ZQ_TURN_MAX_CHANNELS; i++) {
-        if (t->channels[i].used && now >= t->channels[i].refresh_ms) {
-            request_channel(t, now, &t->channels[i]);
+        turn_channel_t *c = &t->channels[i];
+        if (c->used && now >= c->refresh_ms) {
+            c->used = c->in_use;
+            c->in_use = false;
+            if (c->used) {
+                request_channel(t, now, c);
+            }
         }
     }
 }
@@ -218,6 +251,21 @@ static uint64_t earliest(const turn_client_t *t)
     return next;
 }
 
+/* A refused or unanswered CreatePermission or ChannelBind gives its slot back: the next
+ * send to that peer asks again instead of finding a permission that never came. */
+static void forget_peer(turn_client_t *t, const turn_txn_t *x)
+{
+    turn_permission_t *p = x->type == TURN_CREATE_PERMISSION_REQUEST ? find_permission(t, &x->peer)
+                                                                     : NULL;
+    turn_channel_t *c = x->type == TURN_CHANNEL_BIND_REQUEST ? find_channel(t, &x->peer, 0) : NULL;
+    if (p != NULL) {
+        p->used = false;
+    }
+    if (c != NULL) {
+        c->used = false;
+    }
+}
+
 /* Request @p x failed (@p code: the server's error, 0 when unanswered): without its Allocate or
  * Refresh the allocation is gone; a release is over either way; a permission or channel is
  * refused. */
@@ -229,6 +277,7 @@ static void txn_failed(turn_client_t *t, turn_txn_t *x, uint16_t code)
     } else if (x->release) {
         t->state = TURN_IDLE;
     } else {
+        forget_peer(t, x);
         push(t, &(turn_event_t){.type = TURN_EVENT_REFUSED, .peer = x->peer, .code = code});
     }
 }
@@ -316,27 +365,6 @@ static void allocated(turn_client_t *t, uint64_t now, const stun_msg_t *msg,
     push(t, &(turn_event_t){.type = TURN_EVENT_ALLOCATED, .peer = t->relayed});
 }
 
-static turn_permission_t *find_permission(turn_client_t *t, const zq_addr_t *peer)
-{
-    for (size_t i = 0; i < ZQ_TURN_MAX_PERMISSIONS; i++) {
-        if (t->perms[i].used && zq_addr_same_ip(&t->perms[i].ip, peer)) {
-            return &t->perms[i];
-        }
-    }
-    return NULL;
-}
-
-static turn_channel_t *find_channel(turn_client_t *t, const zq_addr_t *peer, uint16_t number)
-{
-    for (size_t i = 0; i < ZQ_TURN_MAX_CHANNELS; i++) {
-        turn_channel_t *c = &t->channels[i];
-        if (c->used && (peer != NULL ? zq_addr_equal(&c->peer, peer) : c->number == number)) {
-            return c;
-        }
-    }
-    return NULL;
-}
-
 static void succeeded(turn_client_t *t, uint64_t now, turn_txn_t *x, const stun_msg_t *msg,
                       const turn_attrs_t *a)
 {
@@ -412,6 +440,19 @@ static void answer(turn_client_t *t, uint64_t now, const stun_msg_t *msg)
     }
 }
 
+/* Data went to or came from @p peer: its permission and channel are refreshed when due. */
+static void mark_in_use(turn_client_t *t, const zq_addr_t *peer)
+{
+    turn_permission_t *p = find_permission(t, peer);
+    turn_channel_t *c = find_channel(t, peer, 0);
+    if (p != NULL) {
+        p->in_use = true;
+    }
+    if (c != NULL) {
+        c->in_use = true;
+    }
+}
+
 /* What a peer sent to the relayed address: only from a peer with a permission (§10.4). */
 static void relayed_in(turn_client_t *t, const zq_addr_t *peer, const uint8_t *data, size_t len)
 {
@@ -419,6 +460,7 @@ static void relayed_in(turn_client_t *t, const zq_addr_t *peer, const uint8_t *d
         t->dropped++;
         return;
     }
+    mark_in_use(t, peer);
     push(t, &(turn_event_t){.type = TURN_EVENT_DATA, .peer = *peer, .data = data,
                             .data_len = len});
 }
@@ -483,6 +525,9 @@ zq_err_t turn_client_permit(turn_client_t *t, uint64_t now, const zq_addr_t *pee
         return ZQ_ERR_STATE;
     }
     turn_permission_t *p = find_permission(t, peer);
+    if (p != NULL) {
+        return ZQ_OK; /* requested or installed already; refresh_due() keeps it */
+    }
     for (size_t i = 0; p == NULL && i < ZQ_TURN_MAX_PERMISSIONS; i++) {
         if (!t->perms[i].used) {
             p = &t->perms[i];
@@ -505,6 +550,9 @@ zq_err_t turn_client_bind(turn_client_t *t, uint64_t now, const zq_addr_t *peer)
         return ZQ_ERR_STATE;
     }
     turn_channel_t *c = find_channel(t, peer, 0);
+    if (c != NULL) {
+        return ZQ_OK; /* bound or being bound; refresh_due() keeps it */
+    }
     for (size_t i = 0; c == NULL && i < ZQ_TURN_MAX_CHANNELS; i++) {
         if (!t->channels[i].used && t->next_channel <= TURN_CHANNEL_MAX) {
             c = &t->channels[i];
@@ -527,6 +575,7 @@ size_t turn_client_wrap(turn_client_t *t, const zq_addr_t *peer, const uint8_t *
     if (t->state != TURN_ALLOCATED) {
         return 0;
     }
+    mark_in_use(t, peer);
     turn_channel_t *c = find_channel(t, peer, 0);
     if (c != NULL && c->bound) {
         return turn_channel_data_write(out, cap, c->number, data, len);

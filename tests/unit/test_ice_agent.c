@@ -648,6 +648,145 @@ static void a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_on
     assert_false(ice_agent_poll_event(&agent, &ev));
 }
 
+/* ---- Relayed candidates (RFC 8445 §5.1.1.2) ------------------------------------------------ */
+
+static zq_addr_t relayed(void)
+{
+    return zq_addr_v4(203, 0, 113, 3, 49152);
+}
+
+static zq_addr_t mapped(void)
+{
+    return zq_addr_v4(198, 51, 100, 7, 40000);
+}
+
+static bool next_candidate_event(ice_event_t *ev)
+{
+    while (ice_agent_poll_event(&agent, ev)) {
+        if (ev->type == ICE_EVENT_LOCAL_CANDIDATE) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The allocation brings two candidates: the mapped address as srflx of the host that spoke to
+ * the server, and the relayed address, type preference 0 (§5.1.2.2), raddr the mapped one. */
+static void a_relay_candidate_has_type_preference_zero_and_the_mapped_address_as_raddr(void **state)
+{
+    (void)state;
+    init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    zq_addr_t rel = relayed(), map = mapped(), h = host();
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &h), ZQ_OK);
+    ice_event_t ev;
+    assert_true(next_candidate_event(&ev));
+    assert_int_equal(ev.candidate.type, ICE_CAND_SRFLX);
+    assert_true(zq_addr_equal(&ev.candidate.addr, &map));
+    assert_true(zq_addr_equal(&ev.candidate.related, &h));
+    assert_true(next_candidate_event(&ev));
+    assert_int_equal(ev.candidate.type, ICE_CAND_RELAY);
+    assert_true(zq_addr_equal(&ev.candidate.addr, &rel));
+    assert_true(zq_addr_equal(&ev.candidate.related, &map));
+    assert_int_equal(ev.candidate.priority >> 24, 0);
+    char line[ICE_CANDIDATE_TEXT_MAX];
+    assert_true(ice_candidate_format(&ev.candidate, line, sizeof line) > 0);
+    assert_non_null(strstr(line, " typ relay raddr 198.51.100.7 rport 40000"));
+}
+
+/* A relayed candidate is its own base: checks leave "from" it (the caller wraps them for the
+ * TURN server), an answer arriving on it validates the pair, and data may go on that pair. */
+static void checks_leave_from_the_relayed_address_and_its_answer_validates_the_pair(void **state)
+{
+    (void)state;
+    init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    ice_transmit_t tx;
+    ice_candidate_t c = {.foundation = "7", .component = 1, .priority = 1000,
+                         .type = ICE_CAND_SRFLX, .addr = zq_addr_v4(198, 51, 100, 9, 7000)};
+    zq_addr_t rel = relayed(), map = mapped(), h = host();
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &h), ZQ_OK);
+    assert_int_equal(ice_agent_add_remote_candidate(&agent, 0, &c), ZQ_OK);
+    bool from_relay = false;
+    for (uint64_t now = 0; now < 500 && !from_relay; now += 10) {
+        ice_agent_handle_timeout(&agent, now);
+        while (ice_agent_poll_transmit(&agent, &tx)) {
+            if (zq_addr_equal(&tx.local, &rel)) {
+                from_relay = true;
+                answer_check(&tx, now);
+                break;
+            }
+        }
+    }
+    assert_true(from_relay);
+    zq_addr_t l, r;
+    assert_true(ice_agent_usable_pair(&agent, &l, &r));
+    assert_true(zq_addr_equal(&l, &rel));
+    assert_true(zq_addr_equal(&r, &c.addr));
+    assert_int_equal(ice_agent_stats(&agent)->rx_unknown_local, 0);
+}
+
+static void a_lite_agent_refuses_a_relay_candidate(void **state)
+{
+    (void)state;
+    zq_addr_t rel = relayed(), map = mapped(), h = host();
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &h), ZQ_ERR_STATE);
+    assert_int_equal(ice_agent_local_candidate_count(&agent), 1);
+}
+
+static void a_relay_candidate_needs_a_host_of_ours(void **state)
+{
+    (void)state;
+    init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    zq_addr_t rel = relayed(), map = mapped(), other = peer();
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &other),
+                     ZQ_ERR_NOT_FOUND);
+}
+
+static bool gathering_done_event(void)
+{
+    ice_event_t ev;
+    while (ice_agent_poll_event(&agent, &ev)) {
+        if (ev.type == ICE_EVENT_GATHERING_DONE) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* End-of-candidates (RFC 8838 §8.2) must not be announced while an allocation is under way,
+ * or the peer would stop waiting for the one candidate that crosses two symmetric NATs. */
+static void gathering_is_not_done_while_a_relay_is_expected(void **state)
+{
+    (void)state;
+    ice_config_t cfg;
+    ice_config_default(&cfg, ICE_MODE_FULL);
+    cfg.rand = test_rand(&rng, 7);
+    assert_int_equal(ice_agent_init(&agent, &cfg), ZQ_OK);
+    zq_addr_t rel = relayed(), map = mapped(), h = host();
+    assert_int_equal(ice_agent_add_host_candidate(&agent, 0, &h), ZQ_OK);
+    ice_agent_expect_relay(&agent, true);
+    assert_int_equal(ice_agent_start(&agent, 0), ZQ_OK);
+    assert_false(gathering_done_event());
+    assert_false(ice_agent_gathering_done(&agent));
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 5, &rel, &map, &h), ZQ_OK);
+    assert_true(gathering_done_event());
+}
+
+static void gathering_ends_when_an_expected_relay_is_given_up(void **state)
+{
+    (void)state;
+    ice_config_t cfg;
+    ice_config_default(&cfg, ICE_MODE_FULL);
+    cfg.rand = test_rand(&rng, 8);
+    assert_int_equal(ice_agent_init(&agent, &cfg), ZQ_OK);
+    zq_addr_t h = host();
+    assert_int_equal(ice_agent_add_host_candidate(&agent, 0, &h), ZQ_OK);
+    ice_agent_expect_relay(&agent, true);
+    assert_int_equal(ice_agent_start(&agent, 0), ZQ_OK);
+    assert_false(gathering_done_event());
+    ice_agent_expect_relay(&agent, false);
+    assert_true(gathering_done_event());
+}
+
 #define LITE(t) cmocka_unit_test_setup(t, setup_lite)
 
 int main(void)
@@ -680,6 +819,12 @@ int main(void)
         LITE(lite_agent_refuses_the_controlling_role),
         LITE(unspecified_host_address_is_rejected),
         LITE(a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones),
+        LITE(a_relay_candidate_has_type_preference_zero_and_the_mapped_address_as_raddr),
+        LITE(checks_leave_from_the_relayed_address_and_its_answer_validates_the_pair),
+        LITE(a_lite_agent_refuses_a_relay_candidate),
+        LITE(a_relay_candidate_needs_a_host_of_ours),
+        LITE(gathering_is_not_done_while_a_relay_is_expected),
+        LITE(gathering_ends_when_an_expected_relay_is_given_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -335,6 +335,72 @@ static void permissions_beyond_the_table_are_refused_cleanly(void **state)
     assert_int_equal(turn_client_permit(&turn, now, &again), ZQ_OK);
 }
 
+/* Grants one CreatePermission for @p ip and drains its event. */
+static void grant_permission(const zq_addr_t *ip)
+{
+    assert_int_equal(turn_client_permit(&turn, now, ip), ZQ_OK);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_CREATE_PERMISSION_REQUEST);
+    reply(TURN_CREATE_PERMISSION_SUCCESS, 0, true, NULL);
+    turn_event_t ev;
+    while (next_event(&ev)) {
+    }
+}
+
+/* Bounded over reconnects: a permission that carried nothing for a refresh period (a peer
+ * gone, or one at an address it left) gives its slot back; one in use is refreshed. */
+static void a_permission_idle_for_a_refresh_period_is_dropped_and_a_used_one_refreshed(void **state)
+{
+    (void)state;
+    allocate();
+    zq_addr_t idle = zq_addr_v4(198, 51, 100, 20, 1);
+    grant_permission(&peer);
+    grant_permission(&idle);
+    uint8_t wire[64];
+    assert_true(turn_client_wrap(&turn, &peer, (const uint8_t *)"x", 1, wire, sizeof wire) > 0);
+    now += 240000; /* RFC 8656 §9: permissions last 300 s; zq refreshes at 240 s */
+    (void)turn_client_timeout(&turn, now);
+    unsigned permission_requests = 0;
+    while (take_request()) {
+        if (req.type == TURN_CREATE_PERMISSION_REQUEST) {
+            permission_requests++;
+            turn_attrs_t a;
+            assert_int_equal(turn_parse_attrs(&req, &a), ZQ_OK);
+            assert_true(zq_addr_same_ip(&a.peer, &peer));
+        }
+    }
+    assert_int_equal(permission_requests, 1);
+    for (unsigned i = 0; i < ZQ_TURN_MAX_PERMISSIONS - 1; i++) { /* the idle slot is free */
+        zq_addr_t p = zq_addr_v4(198, 51, 100, (uint8_t)(100 + i), 1);
+        assert_int_equal(turn_client_permit(&turn, now, &p), ZQ_OK);
+    }
+}
+
+static void a_refused_permission_gives_its_slot_back_and_can_be_asked_again(void **state)
+{
+    (void)state;
+    allocate();
+    assert_int_equal(turn_client_permit(&turn, now, &peer), ZQ_OK);
+    assert_true(take_request());
+    reply(TURN_CREATE_PERMISSION_ERROR, 403, true, NULL);
+    turn_event_t ev;
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_REFUSED);
+    assert_int_equal(ev.code, 403);
+    assert_int_equal(turn_client_permit(&turn, now, &peer), ZQ_OK);
+    assert_true(take_request()); /* asked again, not taken as granted */
+    assert_int_equal(req.type, TURN_CREATE_PERMISSION_REQUEST);
+}
+
+static void asking_again_for_a_permission_sends_nothing(void **state)
+{
+    (void)state;
+    allocate();
+    grant_permission(&peer);
+    assert_int_equal(turn_client_permit(&turn, now, &peer), ZQ_OK);
+    assert_false(take_request());
+}
+
 static void the_release_asks_for_lifetime_zero(void **state)
 {
     (void)state;
@@ -387,6 +453,11 @@ int main(void)
         cmocka_unit_test_setup(a_bound_channel_carries_data_as_channel_data_both_ways, setup),
         cmocka_unit_test_setup(permissions_beyond_the_table_are_refused_cleanly, setup),
         cmocka_unit_test_setup(the_release_asks_for_lifetime_zero, setup),
+        cmocka_unit_test_setup(
+            a_permission_idle_for_a_refresh_period_is_dropped_and_a_used_one_refreshed, setup),
+        cmocka_unit_test_setup(a_refused_permission_gives_its_slot_back_and_can_be_asked_again,
+                               setup),
+        cmocka_unit_test_setup(asking_again_for_a_permission_sends_nothing, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
