@@ -35,6 +35,58 @@ static zq_err_t take_inner(json_value_t frame, const char *outer, const char *in
     return copy_string(text, ev->text, sizeof ev->text, &ev->text_len);
 }
 
+/* Appends one URL and a newline to ev->text; one holding a newline or NUL is not a URL. */
+static zq_err_t add_url(json_value_t url, sig_event_t *ev)
+{
+    size_t len;
+    zq_err_t err = copy_string(url, ev->text + ev->text_len, sizeof ev->text - ev->text_len - 1,
+                               &len);
+    if (err != ZQ_OK) {
+        return err;
+    }
+    if (memchr(ev->text + ev->text_len, '\n', len) != NULL ||
+        strlen(ev->text + ev->text_len) != len) {
+        return ZQ_ERR_MALFORMED;
+    }
+    ev->text_len += len;
+    ev->text[ev->text_len++] = '\n';
+    ev->text[ev->text_len] = '\0';
+    return ZQ_OK;
+}
+
+/* `iceServers: [{urls, username, credential}, ...]` as RTCIceServer (W3C WebRTC §4.2.1):
+ * urls a string or an array of them. The first entry is read; zq signal sends one. */
+static zq_err_t take_ice_servers(json_value_t frame, sig_event_t *ev)
+{
+    json_value_t list, server, urls, v;
+    json_iter_t it;
+    size_t len;
+    json_iter_init(&it, (json_object_get(frame, "iceServers", &list) == ZQ_OK &&
+                         json_type(list) == JSON_ARRAY)
+                            ? list
+                            : (json_value_t){0});
+    if (!json_iter_next(&it, NULL, &server) || json_type(server) != JSON_OBJECT ||
+        json_object_get(server, "urls", &urls) != ZQ_OK) {
+        return ZQ_ERR_MALFORMED;
+    }
+    zq_err_t err = ZQ_OK;
+    if (json_type(urls) == JSON_ARRAY) {
+        json_iter_init(&it, urls);
+        while (err == ZQ_OK && json_iter_next(&it, NULL, &v)) {
+            err = add_url(v, ev);
+        }
+    } else {
+        err = add_url(urls, ev);
+    }
+    if (err == ZQ_OK && json_object_get(server, "username", &v) == ZQ_OK) {
+        err = copy_string(v, ev->username, sizeof ev->username, &len);
+    }
+    if (err == ZQ_OK && json_object_get(server, "credential", &v) == ZQ_OK) {
+        err = copy_string(v, ev->credential, sizeof ev->credential, &len);
+    }
+    return err;
+}
+
 static sig_event_type_t type_of(json_value_t type)
 {
     static const struct {
@@ -44,7 +96,7 @@ static sig_event_type_t type_of(json_value_t type)
         {"welcome", SIG_EVENT_WELCOME},     {"peer_joined", SIG_EVENT_PEER_JOINED},
         {"peer_left", SIG_EVENT_PEER_LEFT}, {"offer", SIG_EVENT_OFFER},
         {"answer", SIG_EVENT_ANSWER},       {"ice_candidate", SIG_EVENT_CANDIDATE},
-        {"refused", SIG_EVENT_REFUSED},
+        {"refused", SIG_EVENT_REFUSED},     {"ice_servers", SIG_EVENT_ICE_SERVERS},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         if (json_string_equals(type, types[i].name)) {
@@ -61,6 +113,7 @@ zq_err_t sig_parse_frame(const char *frame, size_t len, sig_event_t *ev)
     memset(ev, 0, offsetof(sig_event_t, text));
     ev->text[0] = '\0';
     ev->text_len = 0;
+    ev->username[0] = ev->credential[0] = '\0';
     if (json_parse(frame, len, &doc) != ZQ_OK || json_type(doc) != JSON_OBJECT ||
         json_object_get(doc, "type", &type) != ZQ_OK) {
         return ZQ_ERR_MALFORMED;
@@ -69,6 +122,8 @@ zq_err_t sig_parse_frame(const char *frame, size_t len, sig_event_t *ev)
     switch (ev->type) {
     case SIG_EVENT_NONE:
         return ZQ_OK;
+    case SIG_EVENT_ICE_SERVERS:
+        return take_ice_servers(doc, ev);
     case SIG_EVENT_OFFER:
     case SIG_EVENT_ANSWER: {
         zq_err_t err = take_peer(doc, ev);

@@ -28,13 +28,22 @@ typedef enum {
     SIG_EVENT_ANSWER,      /**< from @c peer: @c text is the SDP */
     SIG_EVENT_CANDIDATE,   /**< from @c peer: @c text is the candidate line */
     SIG_EVENT_REFUSED,     /**< @c peer has no room for us yet: @c text is its reason */
+    SIG_EVENT_ICE_SERVERS, /**< the room's STUN/TURN servers (zq signal --turn-secret): @c text
+                                holds the first entry's URLs, one per line; @c username and
+                                @c credential its time-limited TURN credential */
 } sig_event_type_t;
+
+/** Longest TURN username or credential a frame may carry (RFC 8489 §14.3: < 513 bytes; the
+ *  TURN REST convention's are under 100). */
+#define SIG_CREDENTIAL_MAX 128
 
 typedef struct {
     sig_event_type_t type;
     char peer[ZQ_SIG_ID_MAX + 1];
     char text[ZQ_SIG_SDP_MAX + 1]; /**< unescaped, NUL-terminated */
     size_t text_len;
+    char username[SIG_CREDENTIAL_MAX + 1];   /**< SIG_EVENT_ICE_SERVERS */
+    char credential[SIG_CREDENTIAL_MAX + 1]; /**< SIG_EVENT_ICE_SERVERS */
 } sig_event_t;
 
 /**

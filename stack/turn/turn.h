@@ -79,6 +79,7 @@ enum {
 #define TURN_CHANNEL_MAX 0x4FFF
 #define TURN_CHANNEL_HEADER 4
 #define TURN_PROTOCOL_UDP 17 /* REQUESTED-TRANSPORT (RFC 8656 §18.7) */
+#define TURN_PROTOCOL_TCP 6
 #define TURN_CREDENTIAL_MAX 128 /* username, realm, nonce and password, each */
 
 /* ---- Attributes ------------------------------------------------------------------------- */
@@ -130,6 +131,24 @@ zq_err_t turn_channel_data_parse(const uint8_t *buf, size_t len, uint16_t *chann
  *  @return its length, or 0 if it does not fit @p cap. */
 size_t turn_channel_data_write(uint8_t *out, size_t cap, uint16_t channel, const uint8_t *data,
                                size_t len);
+
+/* ---- Server URIs (RFC 7064, RFC 7065) --------------------------------------------------- */
+
+typedef enum { TURN_URL_STUN, TURN_URL_TURN, TURN_URL_TURNS } turn_url_scheme_t;
+
+typedef struct {
+    turn_url_scheme_t scheme;
+    zq_addr_t server;  /**< the port defaults to 3478 (stun, turn) or 5349 (turns) */
+    uint8_t transport; /**< TURN_PROTOCOL_UDP or _TCP: ?transport=, else udp (turns: tcp) */
+} turn_url_t;
+
+/**
+ * Parses "stun:host[:port]", "turn:host[:port][?transport=udp|tcp]" or "turns:...". The host
+ * must be an IP literal, an IPv6 one in brackets; @p out is written only on ZQ_OK.
+ * @return ZQ_OK; ZQ_ERR_UNSUPPORTED for another scheme, a host name (this layer resolves
+ *         nothing) or another transport; ZQ_ERR_MALFORMED; ZQ_ERR_INVALID_ARG.
+ */
+zq_err_t turn_url_parse(const char *url, size_t len, turn_url_t *out);
 
 /* ---- The client ------------------------------------------------------------------------- */
 

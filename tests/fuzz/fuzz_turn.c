@@ -1,6 +1,7 @@
 /* libFuzzer target for TURN (stack/turn): TURN's attributes of any STUN message, ChannelData,
- * and the client fed arbitrary datagrams as its server's, while it allocates or once it holds
- * an allocation with a permission and a channel (reached through a scripted 401 and success).
+ * server URIs (turn_url_parse), and the client fed arbitrary datagrams as its server's, while
+ * it allocates or once it holds an allocation with a permission and a channel (reached
+ * through a scripted 401 and success).
  * Nothing fed may crash it, raise an event for data from a peer it never opened to, or leave
  * it in a state the API does not name. */
 #include <stddef.h>
@@ -94,6 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (turn_channel_data_parse(body, len, &ch, &payload, &n) == ZQ_OK) {
         check(ch >= TURN_CHANNEL_MIN && ch <= TURN_CHANNEL_MAX && payload + n <= body + len);
+    }
+    turn_url_t url;
+    if (turn_url_parse((const char *)body, len, &url) == ZQ_OK) {
+        check(url.server.port != 0 && url.server.family != ZQ_AF_NONE &&
+              (url.transport == TURN_PROTOCOL_UDP || url.transport == TURN_PROTOCOL_TCP));
     }
     turn_config_t cfg = {.server = zq_addr_v4(192, 0, 2, 1, 3478), .rto_ms = 100};
     cfg.rand = (zq_rand_t){fuzz_counter_rand, &rand_state};

@@ -733,6 +733,45 @@ static void silent_clients_are_found_idle_and_a_pong_keeps_them(void **state)
     assert_int_equal(sig_router_find_idle(&fx.router, 50000, 30000), (int)a);
 }
 
+/* The node reads the frame the router wrote: every URL, one per line, and the credential. */
+static void the_client_reads_the_ice_servers_frame_the_router_writes(void **state)
+{
+    (void)state;
+    static const char secret[] = "s";
+    static const char *const urls[] = {"turn:192.0.2.1:3478", "turns:192.0.2.1:443?transport=tcp"};
+    sig_router_offer_turn(&fx.router, (const uint8_t *)secret, 1, urls, 2, 600);
+    unsigned a = connect_client(NULL);
+    join(a, "lab");
+    const sent_t *f = last_to(a);
+    sig_event_t ev;
+    assert_int_equal(sig_parse_frame(f->frame, f->len, &ev), ZQ_OK);
+    assert_int_equal(ev.type, SIG_EVENT_ICE_SERVERS);
+    assert_string_equal(ev.text, "turn:192.0.2.1:3478\nturns:192.0.2.1:443?transport=tcp\n");
+    assert_non_null(strstr(ev.username, id_of(a)));
+    assert_int_equal(strlen(ev.credential), 28); /* base64 of an HMAC-SHA1 */
+}
+
+static void ice_servers_frames_without_urls_or_with_a_newline_in_one_are_malformed(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "{\"type\":\"ice_servers\"}",
+        "{\"type\":\"ice_servers\",\"iceServers\":[]}",
+        "{\"type\":\"ice_servers\",\"iceServers\":[{\"username\":\"u\"}]}",
+        "{\"type\":\"ice_servers\",\"iceServers\":[{\"urls\":\"turn:a\\nstun:b\"}]}",
+        "{\"type\":\"ice_servers\",\"iceServers\":[{\"urls\":[\"turn:a\\u0000\"]}]}",
+        "{\"type\":\"ice_servers\",\"iceServers\":[{\"urls\":[7]}]}",
+    };
+    sig_event_t ev;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_not_equal(sig_parse_frame(bad[i], strlen(bad[i]), &ev), ZQ_OK);
+    }
+    static const char one[] = "{\"type\":\"ice_servers\",\"iceServers\":[{\"urls\":\"stun:192.0.2.9\"}]}";
+    assert_int_equal(sig_parse_frame(one, strlen(one), &ev), ZQ_OK); /* W3C: a string will do */
+    assert_string_equal(ev.text, "stun:192.0.2.9\n");
+    assert_string_equal(ev.username, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -769,6 +808,9 @@ int main(void)
         cmocka_unit_test_setup(members_get_turn_credentials_as_they_join_and_strangers_none,
                                setup),
         cmocka_unit_test_setup(silent_clients_are_found_idle_and_a_pong_keeps_them, setup),
+        cmocka_unit_test_setup(the_client_reads_the_ice_servers_frame_the_router_writes, setup),
+        cmocka_unit_test_setup(
+            ice_servers_frames_without_urls_or_with_a_newline_in_one_are_malformed, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

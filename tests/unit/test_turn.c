@@ -436,6 +436,55 @@ static void turn_attributes_of_the_wrong_size_are_malformed(void **state)
     assert_int_equal(turn_parse_attrs(&msg, &a), ZQ_ERR_MALFORMED);
 }
 
+static zq_err_t parse_url(const char *url, turn_url_t *u)
+{
+    return turn_url_parse(url, strlen(url), u);
+}
+
+/* RFC 7064 §3.1 and RFC 7065 §3.1: scheme, IP literal host, default ports, transport. */
+static void turn_urls_name_scheme_server_and_transport_with_default_ports(void **state)
+{
+    (void)state;
+    turn_url_t u;
+    assert_int_equal(parse_url("turn:192.0.2.1", &u), ZQ_OK);
+    assert_int_equal(u.scheme, TURN_URL_TURN);
+    assert_int_equal(u.server.port, 3478);
+    assert_int_equal(u.transport, TURN_PROTOCOL_UDP);
+    assert_int_equal(parse_url("turn:192.0.2.1:3479?transport=tcp", &u), ZQ_OK);
+    assert_int_equal(u.server.port, 3479);
+    assert_int_equal(u.transport, TURN_PROTOCOL_TCP);
+    assert_int_equal(parse_url("turns:[2001:db8::1]", &u), ZQ_OK);
+    assert_int_equal(u.scheme, TURN_URL_TURNS);
+    assert_int_equal(u.server.family, ZQ_AF_INET6);
+    assert_int_equal(u.server.port, 5349);
+    assert_int_equal(u.transport, TURN_PROTOCOL_TCP);
+    assert_int_equal(parse_url("stun:203.0.113.10:19302", &u), ZQ_OK);
+    assert_int_equal(u.scheme, TURN_URL_STUN);
+    zq_addr_t want = zq_addr_v4(203, 0, 113, 10, 19302);
+    assert_true(zq_addr_equal(&u.server, &want));
+}
+
+static void turn_urls_with_names_or_other_transports_are_unsupported_and_broken_ones_malformed(
+    void **state)
+{
+    (void)state;
+    turn_url_t u = {.server.port = 1};
+    static const char *const unsupported[] = {"turn:turn.example.org", "http://192.0.2.1",
+                                              "turn:192.0.2.1?transport=sctp", "turn"};
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
+        assert_int_equal(parse_url(unsupported[i], &u), ZQ_ERR_UNSUPPORTED);
+    }
+    static const char *const malformed[] = {"turn:",          "turn:192.0.2.1:",
+                                            "turn:192.0.2.1:0", "turn:192.0.2.1:65536",
+                                            "turn:[2001:db8::1", "turn:[2001:db8::1]x",
+                                            "stun:192.0.2.1?transport=udp",
+                                            "turn:192.0.2.1?proto=udp"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        assert_int_equal(parse_url(malformed[i], &u), ZQ_ERR_MALFORMED);
+    }
+    assert_int_equal(u.server.port, 1); /* never written on an error */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +507,9 @@ int main(void)
         cmocka_unit_test_setup(a_refused_permission_gives_its_slot_back_and_can_be_asked_again,
                                setup),
         cmocka_unit_test_setup(asking_again_for_a_permission_sends_nothing, setup),
+        cmocka_unit_test(turn_urls_name_scheme_server_and_transport_with_default_ports),
+        cmocka_unit_test(
+            turn_urls_with_names_or_other_transports_are_unsupported_and_broken_ones_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
