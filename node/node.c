@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "node/node.h"
+#include "node/node_relay.h"
 
 #include "zq/log.h"
 
@@ -47,6 +48,9 @@ zq_err_t node_init(node_t *n, const node_config_t *cfg)
     }
     memset(n, 0, sizeof *n);
     n->cfg = *cfg;
+#if ZQ_NODE_TURN
+    n->relay.deadline = ZQ_TIME_NEVER;
+#endif
     return ZQ_OK;
 }
 
@@ -215,6 +219,7 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
     for (uint8_t h = 0; h < n->cfg.n_hosts; h++) {
         (void)peer_add_host_candidate(&np->peer, now, &n->cfg.hosts[h]);
     }
+    node_relay_prepare_peer(n, now, &np->peer);
     memcpy(np->id, id, strlen(id) + 1);
     wait_list_remove(n, id); /* it has a slot now: a later dial would replace this connection */
     np->used = true;
@@ -231,6 +236,7 @@ static void pump_peer(node_t *n, int i, uint64_t now)
     while (np->used && peer_poll_event(&np->peer, &ev)) {
         switch (ev.type) {
         case PEER_EVENT_CONNECTED:
+            node_relay_peer_connected(n, now, &np->peer);
             if (np->dialing) { /* the dialer opens the room's channel (zeroq-wire.md §2) */
                 (void)peer_open_channel(&np->peer, now, n->cfg.room, "", DC_RELIABLE, 0,
                                         &np->channel);
@@ -326,6 +332,9 @@ void node_handle_signal(node_t *n, uint64_t now, const char *frame, size_t len)
         break;
     case SIG_EVENT_REFUSED:
         take_refusal(n);
+        break;
+    case SIG_EVENT_ICE_SERVERS:
+        node_relay_configure(n, now, &n->sig);
         break;
     case SIG_EVENT_OFFER:
     case SIG_EVENT_ANSWER:
@@ -439,6 +448,9 @@ static int peer_for_datagram(const node_t *n, const zq_addr_t *remote, const pee
 zq_err_t node_handle_datagram(node_t *n, uint64_t now, const zq_addr_t *local,
                               const zq_addr_t *remote, const uint8_t *data, size_t len)
 {
+    if (node_relay_handle(n, now, local, remote, data, len)) {
+        return ZQ_OK;
+    }
     peer_datagram_t d;
     peer_demux(&d, data, len);
     int i = peer_for_datagram(n, remote, &d);
@@ -453,6 +465,7 @@ zq_err_t node_handle_datagram(node_t *n, uint64_t now, const zq_addr_t *local,
 
 void node_handle_timeout(node_t *n, uint64_t now)
 {
+    node_relay_timeout(n, now);
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used && peer_next_timeout(&n->peers[i].peer) <= now) {
             peer_handle_timeout(&n->peers[i].peer, now);
@@ -463,7 +476,7 @@ void node_handle_timeout(node_t *n, uint64_t now)
 
 uint64_t node_next_timeout(const node_t *n)
 {
-    uint64_t t = ZQ_TIME_NEVER;
+    uint64_t t = node_relay_next_timeout(n);
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used) {
             t = zq_time_min(t, peer_next_timeout(&n->peers[i].peer));
@@ -474,14 +487,19 @@ uint64_t node_next_timeout(const node_t *n)
 
 bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx)
 {
+    if (node_relay_poll(n, now, tx)) {
+        return true;
+    }
     for (int k = 0; k < ZQ_NODE_MAX_PEERS; k++) {
         int i = (n->next_tx + k) % ZQ_NODE_MAX_PEERS;
         if (!n->peers[i].used && !n->peers[i].draining) {
             continue;
         }
-        if (peer_poll_transmit(&n->peers[i].peer, now, tx)) {
-            n->next_tx = (uint8_t)i;
-            return true;
+        while (peer_poll_transmit(&n->peers[i].peer, now, tx)) {
+            if (node_relay_wrap(n, now, tx)) { /* "from" the relayed address: to the server */
+                n->next_tx = (uint8_t)i;
+                return true;
+            }
         }
         if (n->peers[i].draining) {
             release(n, i);
@@ -568,4 +586,5 @@ void node_close(node_t *n, uint64_t now)
             forget(n, i, PEER_FAIL_NONE);
         }
     }
+    node_relay_close(n, now);
 }

@@ -26,6 +26,7 @@
 
 #include "signal/sig_client.h"
 #include "stack/peer/peer.h"
+#include "stack/turn/turn.h"
 #include "zq/config.h"
 #include "zq/queue.h"
 
@@ -94,7 +95,23 @@ typedef struct {
     uint32_t waitlist_full;    /**< refused and not remembered: never told, never dialed */
     uint32_t refused_by_members; /**< `refused` frames from members full for now */
     uint32_t peer_init_failed; /**< a slot was free but its connection could not start */
+    uint32_t relay_urls_skipped; /**< ice_servers URLs not used: turns:, TCP, host names */
+    uint32_t relay_failed;     /**< TURN allocations refused or unanswered */
+    uint32_t relay_refused;    /**< permissions or channels the TURN server refused */
+    uint32_t relay_dropped;    /**< datagrams for the relay that could not be wrapped */
 } node_stats_t;
+
+/** The node's TURN allocation (node_relay.c): one for all its peers. */
+typedef struct {
+#if ZQ_NODE_TURN
+    turn_client_t turn;
+    zq_addr_t host;            /* our socket that talks to the server */
+    uint64_t deadline;         /* turn_client_timeout()'s next, or ZQ_TIME_NEVER */
+    uint8_t out[ZQ_UDP_MAX_DATAGRAM]; /* a peer's datagram wrapped for the server */
+#else
+    uint8_t unused;
+#endif
+} node_relay_t;
 
 /** A member left out for want of a slot (NODE_EVENT_PEER_REFUSED). */
 typedef struct {
@@ -114,6 +131,7 @@ typedef struct {
     node_event_t events[ZQ_NODE_EVENT_QUEUE];
     sig_event_t sig;           /* the frame being handled (large: SDP) */
     node_stats_t stats;
+    node_relay_t relay;
 } node_t;
 
 zq_err_t node_init(node_t *n, const node_config_t *cfg);

@@ -892,6 +892,19 @@
 #define ZQ_ICE_FULL 1
 #endif
 
+/** TURN relaying for a node (RFC 8656): when its signalling server hands out TURN credentials
+ *  (zq signal --turn-secret, an ice_servers frame), the node allocates on the room's TURN
+ *  server over UDP, one allocation shared by all its peers, and offers its relayed and
+ *  server-reflexive addresses as candidates, so a device behind a symmetric NAT still
+ *  connects. At 0 the frame is ignored and a node has host (and STUN) candidates only. A
+ *  lite node never relays (RFC 8445 §2.5), so this needs ZQ_ICE_FULL.
+ *  Unit: a switch, 0 or 1.
+ *  RAM: at 1, one TURN allocation (turn_client_t) and a datagram buffer per node.
+ *  menuconfig: Features, "TURN relay for peers behind symmetric NATs", bool, default y. */
+#ifndef ZQ_NODE_TURN
+#define ZQ_NODE_TURN ZQ_ICE_FULL
+#endif
+
 /* ---- Cross-checks ------------------------------------------------------------------------- */
 /* Those that need a layer's types or protocol constants stay beside them: sdp.h (the longest
  * a=candidate line), ws.h (a pong's frame), node.h (zq's own SDP in a signalling frame),
@@ -905,6 +918,9 @@ _Static_assert(ZQ_IS_SWITCH(ZQ_BRK_REQUEST_SERVER), "ZQ_BRK_REQUEST_SERVER must 
 _Static_assert(ZQ_IS_SWITCH(ZQ_BRK_ZEROQ_COMPAT), "ZQ_BRK_ZEROQ_COMPAT must be 0 or 1");
 _Static_assert(ZQ_IS_SWITCH(ZQ_BRK_CHUNKING), "ZQ_BRK_CHUNKING must be 0 or 1");
 _Static_assert(ZQ_IS_SWITCH(ZQ_ICE_FULL), "ZQ_ICE_FULL must be 0 or 1");
+_Static_assert(ZQ_IS_SWITCH(ZQ_NODE_TURN), "ZQ_NODE_TURN must be 0 or 1");
+_Static_assert(!ZQ_NODE_TURN || ZQ_ICE_FULL, "ZQ_NODE_TURN needs ZQ_ICE_FULL: a lite agent "
+                                             "has host candidates only (RFC 8445 §2.5)");
 #undef ZQ_IS_SWITCH
 _Static_assert(ZQ_LOG_LINE_MAX >= 32, "ZQ_LOG_LINE_MAX is too small to hold a useful line");
 _Static_assert(ZQ_JSON_MAX_DEPTH >= 2 && ZQ_JSON_MAX_DEPTH <= 1024,

@@ -20,7 +20,7 @@ import mapsize
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 COSTS = os.path.join(ROOT, "tools", "footprint", "feature_costs.json")
 SWITCHES = ["ZQ_BRK_WORK_QUEUES", "ZQ_BRK_REQUEST_CLIENT", "ZQ_BRK_REQUEST_SERVER",
-            "ZQ_BRK_ZEROQ_COMPAT", "ZQ_BRK_CHUNKING", "ZQ_ICE_FULL"]
+            "ZQ_BRK_ZEROQ_COMPAT", "ZQ_BRK_CHUNKING", "ZQ_ICE_FULL", "ZQ_NODE_TURN"]
 CONFIG = "config/zq_device_config.h (4 peers)"
 TARGET = "Cortex-M4 -Os"
 

@@ -1,0 +1,279 @@
+/* A node's TURN allocation (RFC 8656), one for all its peers: a device behind a symmetric NAT
+ * has no address a peer can reach (a new mapping for every destination), so it borrows one on
+ * the room's TURN server. The server's URL and a time-limited credential come with the join
+ * (zq signal --turn-secret: the ice_servers frame); nothing is configured per device.
+ *
+ * One allocation, not one per peer as browsers hold: it is one 5-tuple from the node's one
+ * socket (two allocations from it would be 437 Allocation Mismatch, §7.2), and a device's
+ * RAM pays for it once. Every peer's ICE agent gets the same relayed candidate; what the
+ * server relays is demultiplexed by the node as any datagram is (STUN username, then the
+ * address ICE validated). */
+#include <string.h>
+
+#include "node/node_relay.h"
+#include "zq/log.h"
+
+#if ZQ_NODE_TURN
+
+static void sync_deadline(node_t *n, uint64_t now)
+{
+    n->relay.deadline = n->relay.turn.state == TURN_IDLE ? ZQ_TIME_NEVER
+                                                          : turn_client_timeout(&n->relay.turn, now);
+}
+
+static bool usable(const node_t *n)
+{
+    return n->relay.turn.state == TURN_ALLOCATED;
+}
+
+/* The host that talks to the server: the first of its family. */
+static const zq_addr_t *host_for(const node_t *n, const zq_addr_t *server)
+{
+    for (uint8_t h = 0; h < n->cfg.n_hosts; h++) {
+        if (n->cfg.hosts[h].family == server->family) {
+            return &n->cfg.hosts[h];
+        }
+    }
+    return NULL;
+}
+
+/* The first turn: URL over UDP with an IP literal of one of our families; turns: and TCP
+ * (networks that block UDP) are not yet done, names are the port's to resolve. */
+static bool pick_server(node_t *n, const char *urls, turn_url_t *out)
+{
+    const char *line = urls;
+    while (*line != '\0') {
+        const char *end = strchr(line, '\n');
+        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+        turn_url_t u;
+        zq_err_t err = turn_url_parse(line, len, &u);
+        if (err == ZQ_OK && u.scheme == TURN_URL_TURN && u.transport == TURN_PROTOCOL_UDP &&
+            host_for(n, &u.server) != NULL) {
+            *out = u;
+            return true;
+        }
+        if (err != ZQ_OK || u.scheme != TURN_URL_STUN) {
+            n->stats.relay_urls_skipped++;
+        }
+        line += len + (end != NULL ? 1 : 0);
+    }
+    return false;
+}
+
+void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
+{
+    turn_state_t st = n->relay.turn.state;
+    if (n->cfg.ice_lite || st == TURN_ALLOCATING || st == TURN_ALLOCATED) {
+        return; /* lite: host candidates only (RFC 8445 §2.5); held: a rejoin keeps it */
+    }
+    turn_url_t u;
+    if (!pick_server(n, sig->text, &u)) {
+        return;
+    }
+    turn_config_t cfg = {.server = u.server, .rand = n->cfg.rand};
+    _Static_assert(SIG_CREDENTIAL_MAX <= TURN_CREDENTIAL_MAX, "a credential must fit TURN's");
+    memcpy(cfg.username, sig->username, sizeof sig->username);
+    memcpy(cfg.password, sig->credential, sizeof sig->credential);
+    n->relay.host = *host_for(n, &u.server);
+    if (turn_client_start(&n->relay.turn, &cfg, now) != ZQ_OK) {
+        n->relay.turn.state = TURN_IDLE;
+        return;
+    }
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            peer_expect_relay(&n->peers[i].peer, now, true);
+        }
+    }
+    sync_deadline(n, now);
+}
+
+void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)
+{
+    if (usable(n)) {
+        (void)peer_add_relay_candidate(p, now, &n->relay.turn.relayed, &n->relay.turn.mapped,
+                                       &n->relay.host);
+    } else if (n->relay.turn.state == TURN_ALLOCATING) {
+        peer_expect_relay(p, now, true);
+    }
+}
+
+static void allocated(node_t *n, uint64_t now)
+{
+    char relayed[ZQ_ADDR_TEXT_MAX];
+    zq_addr_format(&n->relay.turn.relayed, relayed, sizeof relayed);
+    ZQ_LOGI("node", "TURN allocation: relayed address %s", relayed);
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            node_relay_prepare_peer(n, now, &n->peers[i].peer);
+        }
+    }
+}
+
+static void failed(node_t *n, uint64_t now, uint16_t code)
+{
+    n->stats.relay_failed++;
+    ZQ_LOGW("node", "TURN allocation failed (%s %u): no relayed candidate",
+            code == 0 ? "no answer" : "error", (unsigned)code);
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            peer_expect_relay(&n->peers[i].peer, now, false);
+        }
+    }
+}
+
+static void pump(node_t *n, uint64_t now)
+{
+    turn_event_t ev;
+    while (turn_client_poll_event(&n->relay.turn, &ev)) {
+        switch (ev.type) {
+        case TURN_EVENT_ALLOCATED:
+            allocated(n, now);
+            break;
+        case TURN_EVENT_FAILED:
+            failed(n, now, ev.code);
+            break;
+        case TURN_EVENT_DATA:
+            /* Borrows the datagram being handled: handed on before the next one. */
+            (void)node_handle_datagram(n, now, &n->relay.turn.relayed, &ev.peer, ev.data,
+                                       ev.data_len);
+            break;
+        case TURN_EVENT_REFUSED:
+            n->stats.relay_refused++;
+            break;
+        default:
+            break;
+        }
+    }
+    sync_deadline(n, now);
+}
+
+bool node_relay_handle(node_t *n, uint64_t now, const zq_addr_t *local, const zq_addr_t *remote,
+                       const uint8_t *data, size_t len)
+{
+    if (n->relay.turn.state == TURN_IDLE || !zq_addr_equal(remote, &n->relay.turn.cfg.server) ||
+        !zq_addr_equal(local, &n->relay.host)) {
+        return false;
+    }
+    turn_client_handle(&n->relay.turn, now, data, len);
+    pump(n, now);
+    return true;
+}
+
+bool node_relay_poll(node_t *n, uint64_t now, peer_transmit_t *tx)
+{
+    const uint8_t *data;
+    size_t len;
+    if (n->relay.turn.state == TURN_IDLE ||
+        !turn_client_poll_output(&n->relay.turn, now, &data, &len)) {
+        return false;
+    }
+    sync_deadline(n, now);
+    *tx = (peer_transmit_t){.local = n->relay.host, .remote = n->relay.turn.cfg.server,
+                            .data = data, .len = len};
+    return true;
+}
+
+bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx)
+{
+    if (n->relay.turn.state == TURN_IDLE || !zq_addr_equal(&tx->local, &n->relay.turn.relayed)) {
+        return true; /* not for the relay */
+    }
+    /* RFC 8656 §9: the server relays only to IPs with a permission; ICE retransmits the
+     * first check, which goes before the permission is installed. */
+    size_t len = 0;
+    if (usable(n) && turn_client_permit(&n->relay.turn, now, &tx->remote) == ZQ_OK) {
+        len = turn_client_wrap(&n->relay.turn, &tx->remote, tx->data, tx->len, n->relay.out,
+                               sizeof n->relay.out);
+    }
+    sync_deadline(n, now);
+    if (len == 0) {
+        n->stats.relay_dropped++;
+        return false;
+    }
+    *tx = (peer_transmit_t){.local = n->relay.host, .remote = n->relay.turn.cfg.server,
+                            .data = n->relay.out, .len = len};
+    return true;
+}
+
+void node_relay_peer_connected(node_t *n, uint64_t now, const peer_t *p)
+{
+    if (usable(n) && p->have_path && zq_addr_equal(&p->path_local, &n->relay.turn.relayed)) {
+        (void)turn_client_bind(&n->relay.turn, now, &p->path_remote);
+        sync_deadline(n, now);
+    }
+}
+
+void node_relay_timeout(node_t *n, uint64_t now)
+{
+    if (n->relay.deadline <= now) {
+        sync_deadline(n, now);
+        pump(n, now);
+    }
+}
+
+uint64_t node_relay_next_timeout(const node_t *n)
+{
+    return n->relay.deadline;
+}
+
+void node_relay_close(node_t *n, uint64_t now)
+{
+    if (usable(n)) {
+        turn_client_release(&n->relay.turn, now);
+        sync_deadline(n, now);
+    }
+}
+
+#else /* !ZQ_NODE_TURN */
+
+void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
+{
+    (void)n, (void)now, (void)sig;
+}
+
+void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)
+{
+    (void)n, (void)now, (void)p;
+}
+
+bool node_relay_handle(node_t *n, uint64_t now, const zq_addr_t *local, const zq_addr_t *remote,
+                       const uint8_t *data, size_t len)
+{
+    (void)n, (void)now, (void)local, (void)remote, (void)data, (void)len;
+    return false;
+}
+
+bool node_relay_poll(node_t *n, uint64_t now, peer_transmit_t *tx)
+{
+    (void)n, (void)now, (void)tx;
+    return false;
+}
+
+bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx)
+{
+    (void)n, (void)now, (void)tx;
+    return true;
+}
+
+void node_relay_peer_connected(node_t *n, uint64_t now, const peer_t *p)
+{
+    (void)n, (void)now, (void)p;
+}
+
+void node_relay_timeout(node_t *n, uint64_t now)
+{
+    (void)n, (void)now;
+}
+
+uint64_t node_relay_next_timeout(const node_t *n)
+{
+    (void)n;
+    return ZQ_TIME_NEVER;
+}
+
+void node_relay_close(node_t *n, uint64_t now)
+{
+    (void)n, (void)now;
+}
+
+#endif /* ZQ_NODE_TURN */

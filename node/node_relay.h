@@ -1,0 +1,37 @@
+/* A node's TURN allocation (node_relay.c), shared by all its peers; internal to node/. With
+ * ZQ_NODE_TURN 0 each of these does nothing and says so (false, ZQ_TIME_NEVER). */
+#ifndef ZQ_NODE_RELAY_H
+#define ZQ_NODE_RELAY_H
+
+#include "node/node.h"
+
+/** The room's ice_servers frame: the first usable turn: URL (UDP, an IP literal of a host's
+ *  family) and its credential start an allocation, unless one is held or under way. */
+void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig);
+
+/** A new peer gets the relayed candidate, or is told one is coming. */
+void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p);
+
+/** A datagram from the TURN server (on the host that talks to it): handled here, what it
+ *  relays handed to the node as received on the relayed address. False: not the server's. */
+bool node_relay_handle(node_t *n, uint64_t now, const zq_addr_t *local, const zq_addr_t *remote,
+                       const uint8_t *data, size_t len);
+
+/** The allocation's own requests for the server. */
+bool node_relay_poll(node_t *n, uint64_t now, peer_transmit_t *tx);
+
+/** A peer's datagram "from" the relayed address becomes one to the server (a Send indication
+ *  or ChannelData) from the host; others pass unchanged. False: it cannot go (counted). */
+bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx);
+
+/** A peer connected: if over the relay, a channel is bound to it (4 bytes a datagram instead
+ *  of a Send indication's 36 or more, RFC 8656 §12). */
+void node_relay_peer_connected(node_t *n, uint64_t now, const peer_t *p);
+
+void node_relay_timeout(node_t *n, uint64_t now);
+uint64_t node_relay_next_timeout(const node_t *n);
+
+/** Ends the allocation (RFC 8656 §7: a Refresh with lifetime 0). */
+void node_relay_close(node_t *n, uint64_t now);
+
+#endif

@@ -1,0 +1,420 @@
+/* A node that cannot reach its peer directly (every datagram between their hosts is dropped,
+ * as two symmetric NATs would) connects through its TURN allocation (node/node_relay.c): the
+ * ice_servers frame starts it, the relayed candidate goes into the offer or is trickled, the
+ * checks and DTLS go to the server as Send indications, a channel is bound once connected and
+ * data then goes as ChannelData. The TURN server is scripted here (RFC 8656's messages built
+ * by hand); coturn is the peer in tests/interop/nat. The remote side is a plain full-ICE
+ * peer_t, whose relayed address it learns from the candidates. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dtls_pair.h"
+#include "node/node.h"
+#include "psa/crypto.h"
+#include "stack/turn/turn.h"
+
+static node_t node;
+static peer_t remote;
+static uint64_t now;
+static zq_addr_t host, remote_host, server, relayed, mapped;
+static uint8_t key[16]; /* MD5(username ":" realm ":" credential), RFC 8489 §9.2.2 */
+static const char username[] = "1900000000:me";
+static const char credential[] = "c3VwZXJzZWNyZXQ=";
+
+/* What the scripted server saw. */
+static struct {
+    unsigned allocates, permissions, binds, sends, channel_data, relayed_to_node;
+    bool permitted; /* remote_host's IP */
+    uint16_t channel; /* bound to remote_host, or 0 */
+} srv;
+
+/* ---- The scripted TURN server ------------------------------------------------------------ */
+
+static void to_node(const uint8_t *buf, size_t len)
+{
+    (void)node_handle_datagram(&node, now, &host, &server, buf, len);
+}
+
+static void answer(const stun_msg_t *req, uint16_t type, uint16_t error)
+{
+    uint8_t buf[256];
+    stun_builder_t b;
+    stun_build_start(&b, buf, sizeof buf, type, req->tid);
+    if (error != 0) {
+        stun_put_error_code(&b, error, "Unauthorized");
+        stun_put_attr(&b, STUN_ATTR_REALM, "zq.test", 7);
+        stun_put_attr(&b, STUN_ATTR_NONCE, "abcd", 4);
+    } else if (type == TURN_ALLOCATE_SUCCESS) {
+        stun_put_xor_address(&b, TURN_ATTR_XOR_RELAYED_ADDRESS, &relayed);
+        stun_put_xor_address(&b, STUN_ATTR_XOR_MAPPED_ADDRESS, &mapped);
+        stun_put_u32(&b, TURN_ATTR_LIFETIME, 600);
+    }
+    if (error == 0) {
+        stun_put_integrity(&b, key, sizeof key);
+    }
+    stun_put_fingerprint(&b);
+    to_node(buf, stun_build_finish(&b));
+}
+
+/* The relayed payload reaches the remote peer as from the relayed address (RFC 8656 §11.3). */
+static void relay_to_remote(const uint8_t *data, size_t len)
+{
+    (void)peer_handle_datagram(&remote, now, &remote_host, &relayed, data, len);
+}
+
+static void request(const stun_msg_t *m, const turn_attrs_t *a)
+{
+    bool signed_ok = (m->present & STUN_HAS_MESSAGE_INTEGRITY) &&
+                     stun_verify_integrity(m, key, sizeof key) == ZQ_OK;
+    if (m->type == TURN_ALLOCATE_REQUEST) {
+        srv.allocates++;
+        answer(m, signed_ok ? TURN_ALLOCATE_SUCCESS : TURN_ALLOCATE_ERROR, signed_ok ? 0 : 401);
+        return;
+    }
+    assert_true(signed_ok); /* every request after the 401 carries the long-term credential */
+    if (m->type == TURN_CREATE_PERMISSION_REQUEST) {
+        srv.permissions++;
+        srv.permitted |= zq_addr_same_ip(&a->peer, &remote_host);
+        answer(m, TURN_CREATE_PERMISSION_SUCCESS, 0);
+    } else if (m->type == TURN_CHANNEL_BIND_REQUEST) {
+        srv.binds++;
+        assert_true(zq_addr_equal(&a->peer, &remote_host));
+        srv.channel = a->channel;
+        answer(m, TURN_CHANNEL_BIND_SUCCESS, 0);
+    } else if (m->type == TURN_REFRESH_REQUEST) {
+        answer(m, TURN_REFRESH_SUCCESS, 0);
+    }
+}
+
+static void server_input(const uint8_t *buf, size_t len)
+{
+    uint16_t channel;
+    const uint8_t *data;
+    size_t n;
+    if (turn_is_channel_data(buf, len)) {
+        assert_int_equal(turn_channel_data_parse(buf, len, &channel, &data, &n), ZQ_OK);
+        assert_int_equal(channel, srv.channel);
+        srv.channel_data++;
+        relay_to_remote(data, n);
+        return;
+    }
+    stun_msg_t m;
+    turn_attrs_t a;
+    assert_int_equal(stun_parse(&m, buf, len), ZQ_OK);
+    assert_int_equal(turn_parse_attrs(&m, &a), ZQ_OK);
+    if (m.type == TURN_SEND_INDICATION) {
+        srv.sends++;
+        if (srv.permitted && zq_addr_same_ip(&a.peer, &remote_host)) {
+            relay_to_remote(a.data, a.data_len); /* §11.2: only to a permitted peer */
+        }
+        return;
+    }
+    request(&m, &a);
+}
+
+/* The remote peer sent to the relayed address: a Data indication, or ChannelData once bound. */
+static void server_from_remote(const uint8_t *data, size_t len)
+{
+    uint8_t buf[ZQ_UDP_MAX_DATAGRAM + 64];
+    srv.relayed_to_node++;
+    if (srv.channel != 0) {
+        to_node(buf, turn_channel_data_write(buf, sizeof buf, srv.channel, data, len));
+        return;
+    }
+    static const uint8_t tid[STUN_TID_LEN] = {9};
+    stun_builder_t b;
+    stun_build_start(&b, buf, sizeof buf, TURN_DATA_INDICATION, tid);
+    stun_put_xor_address(&b, TURN_ATTR_XOR_PEER_ADDRESS, &remote_host);
+    stun_put_attr(&b, TURN_ATTR_DATA, data, len);
+    to_node(buf, stun_build_finish(&b));
+}
+
+/* ---- The network: the two hosts cannot reach each other ---------------------------------- */
+
+static unsigned direct_dropped;
+
+static void flush(void)
+{
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        peer_transmit_t tx;
+        while (node_poll_transmit(&node, now, &tx)) {
+            moved = true;
+            assert_true(zq_addr_equal(&tx.local, &host)); /* the relayed address is no socket */
+            if (zq_addr_equal(&tx.remote, &server)) {
+                server_input(tx.data, tx.len);
+            } else {
+                direct_dropped++;
+            }
+        }
+        while (peer_poll_transmit(&remote, now, &tx)) {
+            moved = true;
+            if (zq_addr_equal(&tx.remote, &relayed)) {
+                server_from_remote(tx.data, tx.len);
+            } else {
+                direct_dropped++;
+            }
+        }
+    }
+}
+
+/* ---- Signalling between the node and the remote peer ("b") -------------------------------- */
+
+static char frame[ZQ_SIG_SDP_MAX + 512];
+
+static void node_frame(const char *text)
+{
+    node_handle_signal(&node, now, text, strlen(text));
+}
+
+static void remote_answers(const char *sdp, size_t len)
+{
+    const char *reason = NULL;
+    assert_int_equal(peer_set_remote_description(&remote, now, sdp, len, &reason), ZQ_OK);
+    char answer_sdp[PEER_SDP_MAX];
+    size_t n = 0;
+    assert_int_equal(peer_create_answer(&remote, now, answer_sdp, sizeof answer_sdp, &n), ZQ_OK);
+    size_t frame_len = sig_write_description(false, "b", answer_sdp, n, frame, sizeof frame);
+    assert_true(frame_len > 0);
+    node_handle_signal(&node, now, frame, frame_len);
+}
+
+static char offer_sdp[PEER_SDP_MAX];
+static unsigned relay_candidates_trickled;
+
+static void signalling(void)
+{
+    static sig_event_t ev;
+    size_t len;
+    while ((len = node_poll_signal(&node, now, frame, sizeof frame)) > 0) {
+        assert_int_equal(sig_parse_frame(frame, len, &ev), ZQ_OK);
+        if (ev.type == SIG_EVENT_OFFER) {
+            memcpy(offer_sdp, ev.text, ev.text_len + 1);
+            remote_answers(ev.text, ev.text_len);
+        } else if (ev.type == SIG_EVENT_CANDIDATE) {
+            relay_candidates_trickled += strstr(ev.text, "typ relay") != NULL;
+            (void)peer_add_remote_candidate(&remote, now, ev.text, ev.text_len);
+        }
+    }
+    peer_event_t pev;
+    while (peer_poll_event(&remote, &pev)) {
+        if (pev.type == PEER_EVENT_LOCAL_CANDIDATE) {
+            size_t n = sig_write_candidate("b", pev.candidate, peer_local_ufrag(&remote), frame,
+                                           sizeof frame);
+            assert_true(n > 0);
+            node_handle_signal(&node, now, frame, n);
+        }
+    }
+}
+
+/* ---- Fixture ------------------------------------------------------------------------------- */
+
+static void make_key(void)
+{
+    char input[256];
+    int n = snprintf(input, sizeof input, "%s:zq.test:%s", username, credential);
+    size_t len;
+    assert_int_equal(psa_hash_compute(PSA_ALG_MD5, (const uint8_t *)input, (size_t)n, key,
+                                      sizeof key, &len),
+                     PSA_SUCCESS);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    now = 1000;
+    memset(&srv, 0, sizeof srv);
+    direct_dropped = relay_candidates_trickled = 0;
+    host = zq_addr_v4(192, 0, 2, 10, 5000);
+    remote_host = zq_addr_v4(198, 51, 100, 20, 6000);
+    server = zq_addr_v4(203, 0, 113, 1, 3478);
+    relayed = zq_addr_v4(203, 0, 113, 1, 49152);
+    mapped = zq_addr_v4(203, 0, 113, 7, 40000);
+    make_key();
+    node_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    memcpy(cfg.room, "room", sizeof "room");
+    cfg.rand = fx.rand;
+    cfg.dtls = &fx.ctx_a;
+    cfg.hosts[0] = host;
+    cfg.n_hosts = 1;
+    assert_int_equal(node_init(&node, &cfg), ZQ_OK);
+    node_signal_connected(&node);
+    node_frame("{\"type\":\"welcome\",\"peerId\":\"me\"}");
+    peer_config_t pcfg;
+    peer_config_default(&pcfg, &fx.rand, &fx.ctx_b);
+    ice_config_default(&pcfg.ice, ICE_MODE_FULL);
+    pcfg.ice.rand = fx.rand;
+    assert_int_equal(peer_init(&remote, &pcfg), ZQ_OK);
+    assert_int_equal(peer_add_host_candidate(&remote, now, &remote_host), ZQ_OK);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        peer_free(&node.peers[i].peer);
+    }
+    peer_free(&remote);
+    return 0;
+}
+
+static void ice_servers(const char *urls)
+{
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"ice_servers\",\"iceServers\":[{\"urls\":[%s],\"username\":\"%s\","
+             "\"credential\":\"%s\"}]}",
+             urls, username, credential);
+    node_frame(frame);
+}
+
+/* Runs the clock in 5 ms steps until the node's channel to "b" is open, or @p limit ms. */
+static bool run_until_connected(uint64_t limit)
+{
+    uint64_t end = now + limit;
+    for (; now < end; now += 5) {
+        node_handle_timeout(&node, now);
+        peer_handle_timeout(&remote, now);
+        signalling();
+        flush();
+        signalling();
+        node_event_t ev;
+        while (node_poll_event(&node, &ev)) {
+            if (ev.type == NODE_EVENT_PEER_CONNECTED) {
+                return true;
+            }
+            assert_int_not_equal(ev.type, NODE_EVENT_PEER_GONE);
+        }
+    }
+    return false;
+}
+
+static const node_peer_t *peer_b(void)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (node.peers[i].used && strcmp(node.peers[i].id, "b") == 0) {
+            return &node.peers[i];
+        }
+    }
+    fail_msg("no peer b");
+    return NULL;
+}
+
+/* ---- Tests --------------------------------------------------------------------------------- */
+
+/* The allocation is done before b joins: the offer carries the relayed candidate (raddr the
+ * mapped address) and the srflx the allocation saw; the connection runs over the relay, and
+ * once connected a channel carries it as ChannelData (RFC 8656 §12). */
+static void a_node_with_no_direct_path_connects_through_its_turn_allocation(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478?transport=udp\"");
+    flush();
+    assert_int_equal(srv.allocates, 2); /* the first without a credential, 401, then signed */
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    assert_true(run_until_connected(10000));
+    assert_non_null(strstr(offer_sdp, "typ relay raddr 203.0.113.7 rport 40000"));
+    assert_non_null(strstr(offer_sdp, "203.0.113.7 40000 typ srflx"));
+    assert_true(srv.permitted);
+    assert_true(srv.sends > 0);
+    assert_true(direct_dropped > 0); /* the direct pairs were tried and went nowhere */
+    const node_peer_t *b = peer_b();
+    assert_true(zq_addr_equal(&b->peer.path_local, &relayed));
+    assert_true(zq_addr_equal(&remote.path_remote, &relayed));
+    assert_int_equal(srv.binds, 1);
+    unsigned before = srv.channel_data;
+    static const char msg[] = "over the relay";
+    assert_int_equal(node_send(&node, now, (uint8_t)(b - node.peers), (const uint8_t *)msg,
+                               sizeof msg - 1, false),
+                     ZQ_OK);
+    dc_message_t got;
+    bool read = false;
+    for (int k = 0; k < 100 && !read; k++, now += 5) {
+        flush();
+        read = peer_read(&remote, now, &got);
+    }
+    assert_true(read);
+    assert_memory_equal(got.data, msg, sizeof msg - 1);
+    assert_true(srv.channel_data > before);
+    assert_int_equal(node.stats.relay_dropped, 0);
+}
+
+/* b joins while the allocation is under way: the relayed candidate follows the offer as a
+ * trickled one. */
+static void a_peer_that_joins_during_the_allocation_gets_the_relayed_candidate_trickled(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    signalling(); /* the offer leaves before the server has answered anything */
+    assert_null(strstr(offer_sdp, "typ relay"));
+    assert_true(run_until_connected(10000));
+    assert_int_equal(relay_candidates_trickled, 1);
+    assert_true(zq_addr_equal(&peer_b()->peer.path_local, &relayed));
+}
+
+/* Only turn: over UDP with an IP literal is used; the rest is counted, and nothing is sent. */
+static void turns_tcp_and_named_servers_are_skipped_and_counted(void **state)
+{
+    (void)state;
+    ice_servers("\"turns:203.0.113.1:443?transport=tcp\",\"turn:203.0.113.1?transport=tcp\","
+                "\"turn:turn.example.org\",\"stun:203.0.113.1\"");
+    peer_transmit_t tx;
+    assert_false(node_poll_transmit(&node, now, &tx));
+    assert_int_equal(node.stats.relay_urls_skipped, 3);
+    assert_int_equal(srv.allocates, 0);
+}
+
+/* RFC 8445 §2.5: a lite agent has host candidates only; a lite node allocates nothing. */
+static void a_lite_node_ignores_the_turn_servers(void **state)
+{
+    (void)state;
+    node.cfg.ice_lite = true;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    peer_transmit_t tx;
+    assert_false(node_poll_transmit(&node, now, &tx));
+}
+
+/* An allocation that never comes ends the wait for a relayed candidate (RFC 8489 §6.2.1:
+ * seven sends, then Rm x RTO), so ICE can declare its gathering done. */
+static void an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    peer_transmit_t tx;
+    assert_true(node_poll_transmit(&node, now, &tx)); /* the Allocate: never answered */
+    assert_true(peer_b()->peer.ice.relay_expected);
+    for (int k = 0; k < 80; k++) {
+        now += 1000;
+        node_handle_timeout(&node, now);
+        while (node_poll_transmit(&node, now, &tx)) {
+        }
+    }
+    assert_int_equal(node.stats.relay_failed, 1);
+    assert_false(peer_b()->peer.ice.relay_expected);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            a_node_with_no_direct_path_connects_through_its_turn_allocation, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_peer_that_joins_during_the_allocation_gets_the_relayed_candidate_trickled, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(turns_tcp_and_named_servers_are_skipped_and_counted,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_lite_node_ignores_the_turn_servers, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, dtls_fixture_group_setup, dtls_fixture_group_teardown);
+}
