@@ -65,10 +65,11 @@ static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
     if (ev->type == NODE_EVENT_WELCOME) {
         (void)fprintf(stderr, "zq %s: in room '%s' as %s\n", label(r), r->opt.room,
                       r->node.my_id);
-    } else if (ev->type == NODE_EVENT_PEER_GONE) {
-        (void)fprintf(stderr, "zq %s: peer %s gone%s%s\n", label(r),
-                      node_peer_id(&r->node, ev->peer), ev->failure == PEER_FAIL_NONE ? "" : ": ",
-                      ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure));
+    } else if (ev->type == NODE_EVENT_PEER_CONNECTED || ev->type == NODE_EVENT_PEER_GONE) {
+        char line[NODE_DESCRIBE_MAX];
+        (void)node_describe_event(ev, line, sizeof line);
+        (void)fprintf(stderr, "zq %s: peer %s %s\n", label(r), node_peer_id(&r->node, ev->peer),
+                      line);
     }
 }
 

@@ -48,24 +48,19 @@ static echo_app_t app; /* large (node, WebSocket buffers): static */
 
 static void print_event(echo_app_t *a, const node_event_t *ev)
 {
+    char line[NODE_DESCRIBE_MAX];
     switch (ev->type) {
     case NODE_EVENT_WELCOME:
         (void)fprintf(stderr, "zq echo: in room '%s' as %s\n", a->opt.room, a->node.my_id);
         break;
     case NODE_EVENT_PEER_CONNECTED:
-        (void)fprintf(stderr, "zq echo: peer %s connected (%" PRIu32 " ms from offer to open "
-                              "channel)\n",
-                      node_peer_id(&a->node, ev->peer), ev->elapsed_ms);
+    case NODE_EVENT_PEER_GONE:
+        (void)node_describe_event(ev, line, sizeof line);
+        (void)fprintf(stderr, "zq echo: peer %s %s\n", node_peer_id(&a->node, ev->peer), line);
         break;
     case NODE_EVENT_PEER_REFUSED:
     case NODE_EVENT_WAITING:
         (void)zq_sig_link_note_slots(&a->nh.sig, ev);
-        break;
-    case NODE_EVENT_PEER_GONE:
-        (void)fprintf(stderr, "zq echo: peer %s gone%s%s%s\n", node_peer_id(&a->node, ev->peer),
-                      ev->failure == PEER_FAIL_NONE ? "" : " (",
-                      ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure),
-                      ev->failure == PEER_FAIL_NONE ? "" : ")");
         break;
     default:
         break;

@@ -35,7 +35,8 @@ typedef struct {
     const char *token_ttl;
     bool open; /* --open: a non-loopback address without a token key, on purpose */
     const char *turn_secret;
-    const char *turn_urls[SIG_TURN_URLS_MAX];
+    const char *ice_urls[SIG_ICE_URLS_MAX]; /* --stun-url and --turn-url, in their order */
+    size_t ice_url_count;
     size_t turn_url_count;
     const char *turn_ttl;
 } signal_options_t;
@@ -45,7 +46,8 @@ void zq_cmd_signal_help(FILE *out)
     (void)fputs(
         "usage: zq signal [--listen ADDR] [--web DIR] [--allow-origin ORIGIN]...\n"
         "                 [--token-key-file FILE | --open] [--idle-timeout SECONDS]\n"
-        "                 [--turn-secret FILE --turn-url URL... [--turn-ttl SECONDS]]\n"
+        "                 [--stun-url URL]... [--turn-secret FILE --turn-url URL...\n"
+        "                 [--turn-ttl SECONDS]]\n"
         "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
         "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
@@ -92,12 +94,38 @@ void zq_cmd_signal_help(FILE *out)
         "                         base64 of HMAC-SHA1(FILE's bytes, username), as coturn's\n"
         "                         use-auth-secret with static-auth-secret checks\n"
         "  --turn-url URL         a TURN server members get (repeatable, with --turn-secret)\n"
+        "  --stun-url URL         a STUN server members get in the same frame, e.g.\n"
+        "                         stun:HOST:3478, for their server-reflexive candidates\n"
+        "                         (repeatable; with or without TURN; up to 4 URLs in all)\n"
         "  --turn-ttl SECONDS     how long those credentials work (default 86400)\n"
         "  --help                 show this help\n"
         "\n"
         "exit status: 0 stopped by a signal (or token printed), 1 the address is in use or\n"
         "another I/O error, 2 usage error.\n",
         out);
+}
+
+/* An ICE server URL (RFC 7064, RFC 7065) as the frame carries it: the scheme the option
+ * names, no character JSON would have to escape, no space. */
+static int store_ice_url(signal_options_t *o, bool turn, const char *url)
+{
+    bool scheme_ok = turn ? strncmp(url, "turn:", 5) == 0 || strncmp(url, "turns:", 6) == 0
+                          : strncmp(url, "stun:", 5) == 0 || strncmp(url, "stuns:", 6) == 0;
+    if (!scheme_ok || strlen(url) >= SIG_ICE_URL_MAX || strpbrk(url, "\"\\ ") != NULL) {
+        return zq_cli_usage_error("signal", turn ? "--turn-url wants turn:HOST[:PORT][?transport="
+                                                   "udp|tcp] or turns:..., under %d characters, "
+                                                   "not '%s'"
+                                                 : "--stun-url wants stun:HOST[:PORT] or "
+                                                   "stuns:..., under %d characters, not '%s'",
+                                  SIG_ICE_URL_MAX, url);
+    }
+    if (o->ice_url_count == SIG_ICE_URLS_MAX) {
+        return zq_cli_usage_error("signal", "at most %d --stun-url and --turn-url",
+                                  SIG_ICE_URLS_MAX);
+    }
+    o->ice_urls[o->ice_url_count++] = url;
+    o->turn_url_count += turn;
+    return -1;
 }
 
 static int store_value(signal_options_t *o, const char *name, const char *value)
@@ -122,11 +150,8 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
         o->token_ttl = value;
     } else if (strcmp(name, "--turn-secret") == 0) {
         o->turn_secret = value;
-    } else if (strcmp(name, "--turn-url") == 0) {
-        if (o->turn_url_count == SIG_TURN_URLS_MAX) {
-            return zq_cli_usage_error("signal", "at most %d --turn-url", SIG_TURN_URLS_MAX);
-        }
-        o->turn_urls[o->turn_url_count++] = value;
+    } else if (strcmp(name, "--turn-url") == 0 || strcmp(name, "--stun-url") == 0) {
+        return store_ice_url(o, strcmp(name, "--turn-url") == 0, value);
     } else if (strcmp(name, "--turn-ttl") == 0) {
         o->turn_ttl = value;
     } else {
@@ -140,7 +165,8 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
     static const char *const with_value[] = {"--listen", "--web", "--allow-origin",
                                              "--token-key-file", "--idle-timeout",
                                              "--print-token", "--token-ttl",
-                                             "--turn-secret", "--turn-url", "--turn-ttl"};
+                                             "--turn-secret", "--turn-url", "--stun-url",
+                                             "--turn-ttl"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
@@ -231,26 +257,20 @@ static int print_token(const signal_options_t *o)
     return ZQ_CLI_EXIT_OK;
 }
 
-/* --turn-secret, --turn-url, --turn-ttl: what members get as they join (signal/router.h). */
-static int configure_turn(const signal_options_t *o, signal_settings_t *s)
+/* --stun-url, --turn-secret, --turn-url, --turn-ttl: what members get as they join
+ * (signal/router.h). */
+static int configure_ice_servers(const signal_options_t *o, signal_settings_t *s)
 {
     static uint8_t secret[KEY_MAX + 1];
     if ((o->turn_secret == NULL) != (o->turn_url_count == 0)) {
         return zq_cli_usage_error("signal", "--turn-secret and --turn-url go together");
     }
+    s->ice_urls = o->ice_urls;
+    s->ice_url_count = o->ice_url_count;
     if (o->turn_secret == NULL) {
         return o->turn_ttl != NULL ? zq_cli_usage_error("signal", "--turn-ttl goes with "
                                                                   "--turn-secret")
                                    : -1;
-    }
-    for (size_t i = 0; i < o->turn_url_count; i++) {
-        const char *u = o->turn_urls[i];
-        if ((strncmp(u, "turn:", 5) != 0 && strncmp(u, "turns:", 6) != 0) ||
-            strlen(u) >= SIG_TURN_URL_MAX || strpbrk(u, "\"\\ ") != NULL) {
-            return zq_cli_usage_error("signal", "--turn-url wants turn:HOST[:PORT][?transport="
-                                      "udp|tcp] or turns:..., under %d characters, not '%s'",
-                                      SIG_TURN_URL_MAX, u);
-        }
     }
     uint32_t ttl = DEFAULT_TURN_TTL_S;
     if (o->turn_ttl != NULL && zq_cli_parse_u32(o->turn_ttl, 60, MAX_TOKEN_TTL_S, &ttl) != ZQ_OK) {
@@ -264,8 +284,6 @@ static int configure_turn(const signal_options_t *o, signal_settings_t *s)
     }
     s->turn_secret = secret;
     s->turn_secret_len = len;
-    s->turn_urls = o->turn_urls;
-    s->turn_url_count = o->turn_url_count;
     s->turn_ttl_s = ttl;
     return -1;
 }
@@ -303,7 +321,7 @@ static int configure(const signal_options_t *o, signal_settings_t *s)
         s->token_key = key;
         s->token_key_len = key_len;
     }
-    rc = configure_turn(o, s);
+    rc = configure_ice_servers(o, s);
     if (rc >= 0) {
         return rc;
     }

@@ -13,6 +13,7 @@ static node_event_t *push_event(node_t *n, node_event_type_t type, uint8_t peer,
 {
     node_event_t *e = ZQ_QUEUE_PUSH(&n->evq, n->events);
     if (e != NULL) {
+        memset(e, 0, sizeof *e);
         e->type = type;
         e->peer = peer;
         e->failure = why;
@@ -110,7 +111,11 @@ static void forget(node_t *n, int i, peer_failure_t why)
     n->peers[i].used = false;
     n->peers[i].draining = true; /* node_poll_transmit sends what is left, then releases it */
     if (was_open || why != PEER_FAIL_NONE) {
-        push_event(n, NODE_EVENT_PEER_GONE, (uint8_t)i, why);
+        node_event_t *e = push_event(n, NODE_EVENT_PEER_GONE, (uint8_t)i, why);
+        const peer_t *p = &n->peers[i].peer;
+        if (e != NULL && why != PEER_FAIL_NONE && !p->have_path) {
+            ice_agent_tried(&p->ice, &e->tried); /* failed before ICE found a path: the tries */
+        }
     }
 }
 
@@ -203,7 +208,7 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
     bool lite = n->cfg.ice_lite || !ZQ_ICE_FULL;
     ice_config_default(&cfg.ice, lite ? ICE_MODE_LITE : ICE_MODE_FULL);
     cfg.ice.rand = n->cfg.rand;
-    cfg.ice.stun_server = n->cfg.stun_server;
+    cfg.ice.stun_server = node_relay_stun_server(n);
     /* RFC 8445 §14.2: all of an implementation's agents together send a check at most every
      * 5 ms; with every peer checking at once that allows Ta = 5 ms x peers (20 ms by default,
      * instead of 50: the nominating check comes one Ta after the first, so this is most of
@@ -249,8 +254,13 @@ static void pump_peer(node_t *n, int i, uint64_t now)
                 node_event_t *e =
                     push_event(n, NODE_EVENT_PEER_CONNECTED, (uint8_t)i, PEER_FAIL_NONE);
                 uint64_t took = now - np->started_at;
+                ice_cand_type_t local, remote;
                 if (e != NULL) {
                     e->elapsed_ms = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
+                }
+                if (e != NULL && ice_agent_usable_types(&np->peer.ice, &local, &remote)) {
+                    e->path_local = (uint8_t)local;
+                    e->path_remote = (uint8_t)remote;
                 }
             }
             break;

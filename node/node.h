@@ -65,6 +65,10 @@ typedef struct {
     peer_failure_t failure;    /**< PEER_GONE after a failure */
     uint32_t elapsed_ms;       /**< PEER_CONNECTED: from the offer (sent or received) to the
                                     open channel */
+    uint8_t path_local;        /**< PEER_CONNECTED: the candidate types of the pair data */
+    uint8_t path_remote;       /**< goes on, ice_cand_type_t (ice_agent_usable_types) */
+    ice_tried_t tried;         /**< PEER_GONE after a failure before ICE selected a pair: what
+                                    the checks covered; else all 0 */
 } node_event_t;
 
 typedef struct {
@@ -105,6 +109,7 @@ typedef struct {
 typedef struct {
 #if ZQ_NODE_TURN
     turn_client_t turn;
+    zq_addr_t stun;            /* the room's stun: server, for a node configured with none */
     zq_addr_t host;            /* our socket that talks to the server */
     uint64_t deadline;         /* turn_client_timeout()'s next, or ZQ_TIME_NEVER */
     uint8_t out[ZQ_UDP_MAX_DATAGRAM]; /* a peer's datagram wrapped for the server */
@@ -179,6 +184,19 @@ uint32_t node_peer_max_message(const node_t *n, uint8_t peer);
 size_t node_send_room(const node_t *n, uint8_t peer);
 /** The remote peer's signalling id. */
 const char *node_peer_id(const node_t *n, uint8_t peer);
+
+/** Longest text node_describe_event() writes, plus NUL. */
+#define NODE_DESCRIBE_MAX 160
+
+/**
+ * A line for a log about a peer event (node_describe.c), without the peer's id:
+ * "connected in 412 ms over host -> srflx" (the candidate types of the pair data goes on:
+ * ours, then theirs), "gone", "gone: DTLS handshake failed", or, failed before ICE found a path, what it
+ * tried: "gone: no ICE candidate pair worked; ICE tried 4 pairs, 0 answered; our candidates
+ * host srflx, theirs host srflx".
+ * @return its length; 0 and "" for other events.
+ */
+size_t node_describe_event(const node_event_t *ev, char *out, size_t cap);
 /** Closes every peer (ABORT + close_notify go out on the next poll_transmit calls). */
 void node_close(node_t *n, uint64_t now);
 

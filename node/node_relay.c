@@ -60,11 +60,36 @@ static bool pick_server(node_t *n, const char *urls, turn_url_t *out)
     return false;
 }
 
+/* The first stun: URL with an IP literal of one of our families (RFC 7064). */
+static void take_stun_server(node_t *n, const char *urls)
+{
+    for (const char *line = urls; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+        turn_url_t u;
+        if (turn_url_parse(line, len, &u) == ZQ_OK && u.scheme == TURN_URL_STUN &&
+            host_for(n, &u.server) != NULL) {
+            n->relay.stun = u.server;
+            return;
+        }
+        line += len + (end != NULL ? 1 : 0);
+    }
+}
+
+zq_addr_t node_relay_stun_server(const node_t *n)
+{
+    return n->cfg.stun_server.family != ZQ_AF_NONE ? n->cfg.stun_server : n->relay.stun;
+}
+
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
 {
     turn_state_t st = n->relay.turn.state;
-    if (n->cfg.ice_lite || st == TURN_ALLOCATING || st == TURN_ALLOCATED) {
-        return; /* lite: host candidates only (RFC 8445 §2.5); held: a rejoin keeps it */
+    if (n->cfg.ice_lite) {
+        return; /* lite: host candidates only (RFC 8445 §2.5) */
+    }
+    take_stun_server(n, sig->text);
+    if (st == TURN_ALLOCATING || st == TURN_ALLOCATED) {
+        return; /* held: a rejoin keeps it */
     }
     turn_url_t u;
     if (!pick_server(n, sig->text, &u)) {
@@ -229,6 +254,11 @@ void node_relay_close(node_t *n, uint64_t now)
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
 {
     (void)n, (void)now, (void)sig;
+}
+
+zq_addr_t node_relay_stun_server(const node_t *n)
+{
+    return n->cfg.stun_server;
 }
 
 void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)

@@ -6,8 +6,13 @@
 #include "node/node.h"
 
 /** The room's ice_servers frame: the first usable turn: URL (UDP, an IP literal of a host's
- *  family) and its credential start an allocation, unless one is held or under way. */
+ *  family) and its credential start an allocation, unless one is held or under way; the
+ *  first usable stun: URL is kept for node_relay_stun_server(). */
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig);
+
+/** Where a new peer's agent learns its server-reflexive candidate: node_config_t's
+ *  stun_server, else the room's first usable stun: URL, else none (family ZQ_AF_NONE). */
+zq_addr_t node_relay_stun_server(const node_t *n);
 
 /** A new peer gets the relayed candidate, or is told one is coming. */
 void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p);

@@ -42,8 +42,8 @@ typedef struct {
     int web_dir;                /**< directory fd of the static files, or -1; the caller's */
     const uint8_t *turn_secret; /**< TURN REST API secret; NULL: no credentials handed out */
     size_t turn_secret_len;
-    const char *const *turn_urls; /**< the TURN servers members get, borrowed */
-    size_t turn_url_count;
+    const char *const *ice_urls; /**< the STUN and TURN servers members get, borrowed */
+    size_t ice_url_count;
     uint32_t turn_ttl_s;
 } signal_settings_t;
 

@@ -251,9 +251,9 @@ static void apply(signal_server_t *srv, const signal_settings_t *s)
     if (s->token_key != NULL) {
         sig_router_require_tokens(&srv->router, s->token_key, s->token_key_len);
     }
-    if (s->turn_secret != NULL) {
-        sig_router_offer_turn(&srv->router, s->turn_secret, s->turn_secret_len, s->turn_urls,
-                              s->turn_url_count, s->turn_ttl_s);
+    if (s->ice_url_count > 0) {
+        sig_router_offer_ice_servers(&srv->router, s->ice_urls, s->ice_url_count, s->turn_secret,
+                                     s->turn_secret_len, s->turn_ttl_s);
     }
 }
 

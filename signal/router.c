@@ -149,13 +149,13 @@ static void send_about(sig_router_t *r, unsigned to, const char *type, const cha
     send_pair(r, to, type, "peerId", id);
 }
 
-void sig_router_offer_turn(sig_router_t *r, const uint8_t *secret, size_t secret_len,
-                           const char *const *urls, size_t url_count, uint32_t ttl_s)
+void sig_router_offer_ice_servers(sig_router_t *r, const char *const *urls, size_t url_count,
+                                  const uint8_t *secret, size_t secret_len, uint32_t ttl_s)
 {
+    r->ice_urls = urls;
+    r->ice_url_count = url_count < SIG_ICE_URLS_MAX ? url_count : SIG_ICE_URLS_MAX;
     r->turn_secret = secret;
     r->turn_secret_len = secret_len;
-    r->turn_urls = urls;
-    r->turn_url_count = url_count < SIG_TURN_URLS_MAX ? url_count : SIG_TURN_URLS_MAX;
     r->turn_ttl_s = ttl_s;
 }
 
@@ -183,12 +183,18 @@ static void turn_credential(const sig_router_t *r, const sig_client_slot_t *c, u
     }
 }
 
-/* {"type":"ice_servers","iceServers":[{"urls":[...],"username":..,"credential":..}]} */
+/* {"type":"ice_servers","iceServers":[{"urls":[...],"username":..,"credential":..}]}, the
+ * credential only with a TURN secret. */
 static void send_ice_servers(sig_router_t *r, unsigned to, uint64_t now)
 {
-    char user[21 + 1 + SIG_ID_LEN + 1];
-    char password[32];
-    turn_credential(r, &r->clients[to], now, user, sizeof user, password, sizeof password);
+    char user[21 + 1 + SIG_ID_LEN + 1] = "";
+    char password[32] = "";
+    if (r->turn_secret != NULL) {
+        turn_credential(r, &r->clients[to], now, user, sizeof user, password, sizeof password);
+        if (user[0] == '\0' || password[0] == '\0') {
+            return;
+        }
+    }
     json_writer_t w;
     json_writer_init(&w, r->frame, sizeof r->frame);
     json_object_begin(&w);
@@ -199,19 +205,21 @@ static void send_ice_servers(sig_router_t *r, unsigned to, uint64_t now)
     json_object_begin(&w);
     json_key(&w, "urls");
     json_array_begin(&w);
-    for (size_t i = 0; i < r->turn_url_count; i++) {
-        json_string(&w, r->turn_urls[i], strlen(r->turn_urls[i]));
+    for (size_t i = 0; i < r->ice_url_count; i++) {
+        json_string(&w, r->ice_urls[i], strlen(r->ice_urls[i]));
     }
     json_array_end(&w);
-    json_key(&w, "username");
-    json_string(&w, user, strlen(user));
-    json_key(&w, "credential");
-    json_string(&w, password, strlen(password));
+    if (r->turn_secret != NULL) {
+        json_key(&w, "username");
+        json_string(&w, user, strlen(user));
+        json_key(&w, "credential");
+        json_string(&w, password, strlen(password));
+    }
     json_object_end(&w);
     json_array_end(&w);
     json_object_end(&w);
     size_t len = json_finish(&w);
-    if (len > 0 && user[0] != '\0' && password[0] != '\0') {
+    if (len > 0) {
         r->send(r->send_ctx, to, r->frame, len);
     }
 }
@@ -332,7 +340,7 @@ static void handle_join(sig_router_t *r, uint64_t now, unsigned c, json_value_t 
     }
     memcpy(me->room, r->scratch, strlen(r->scratch) + 1);
     me->joined = true;
-    if (r->turn_secret != NULL) {
+    if (r->ice_url_count > 0) {
         send_ice_servers(r, c, now); /* before anyone dials it */
     }
     tell_room(r, c, "peer_joined"); /* only those already there dial: no glare */

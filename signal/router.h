@@ -18,9 +18,9 @@
  * the token opens nothing, MAC = hex HMAC-SHA256(key, "zq-room-token-v1\n" ROOM "\n" EXPIRY),
  * so a leaked URL stops working at its expiry and names one room only.
  *
- * TURN credentials (sig_router_offer_turn): a member that joins gets
+ * ICE servers (sig_router_offer_ice_servers): a member that joins gets
  * `{"type":"ice_servers","iceServers":[{"urls":[...],"username":U,"credential":C}]}` for its
- * RTCPeerConnection, U = "EXPIRY:ID" (its own id, good until EXPIRY, Unix seconds) and C the
+ * RTCPeerConnection (username and credential only when there is a TURN secret), U = "EXPIRY:ID" (its own id, good until EXPIRY, Unix seconds) and C the
  * base64 of HMAC-SHA1(secret, U): the TURN REST API convention coturn's use-auth-secret checks
  * (draft-uberti-behave-turn-rest-00 §2.2). Only members get them: a socket that has not joined,
  * or was refused, cannot use the relay.
@@ -46,8 +46,8 @@
 #define SIG_TOKEN_TEXT_MAX 85
 
 /* TURN servers handed to members (sig_router_offer_turn). */
-#define SIG_TURN_URLS_MAX 4
-#define SIG_TURN_URL_MAX 160
+#define SIG_ICE_URLS_MAX 4
+#define SIG_ICE_URL_MAX 160
 
 typedef enum { SIG_NAME_TOPIC = 1, SIG_NAME_QUEUE = 2 } sig_name_kind_t;
 
@@ -88,8 +88,8 @@ typedef struct {
     size_t token_key_len;
     const uint8_t *turn_secret; /**< NULL: no TURN credentials handed out */
     size_t turn_secret_len;
-    const char *const *turn_urls; /**< borrowed, turn_url_count of them */
-    size_t turn_url_count;
+    const char *const *ice_urls; /**< borrowed, ice_url_count of them */
+    size_t ice_url_count;
     uint32_t turn_ttl_s;
     sig_client_slot_t clients[ZQ_SIG_MAX_CLIENTS];
     char frame[ZQ_SIG_FRAME_MAX]; /* the frame being written */
@@ -108,11 +108,12 @@ void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, v
  *  hands out per-room tokens that expire. @p key is borrowed. */
 void sig_router_require_tokens(sig_router_t *r, const uint8_t *key, size_t key_len);
 
-/** Hands every member, as it joins, TURN credentials for @p urls ("turn:host:3478",
- *  "turns:host:443?transport=tcp"; at most SIG_TURN_URLS_MAX, each under SIG_TURN_URL_MAX
- *  characters) that work for @p ttl_s seconds. @p secret and @p urls are borrowed. */
-void sig_router_offer_turn(sig_router_t *r, const uint8_t *secret, size_t secret_len,
-                           const char *const *urls, size_t url_count, uint32_t ttl_s);
+/** Hands every member, as it joins, the ICE servers @p urls ("stun:host:3478",
+ *  "turn:host:3478", "turns:host:443?transport=tcp"; at most SIG_ICE_URLS_MAX, each under
+ *  SIG_ICE_URL_MAX characters) and, with a TURN @p secret (else NULL), credentials for them
+ *  that work for @p ttl_s seconds. @p secret and @p urls are borrowed. */
+void sig_router_offer_ice_servers(sig_router_t *r, const char *const *urls, size_t url_count,
+                                  const uint8_t *secret, size_t secret_len, uint32_t ttl_s);
 
 /** A WebSocket client connected at wall-clock second @p unix_s (its token's expiry is checked
  *  against it); @p token (may be NULL) came with its URL. Sends it its welcome.

@@ -47,7 +47,7 @@ timeout 60 "$zq" echo --signal "$url" --room pair --probe 200 --once \
 grep -q '^probe [A-Za-z0-9_-]*: 200 of 200 back, rtt min/avg/max [0-9]*/[0-9]*/[0-9]* ms$' \
     "$out/echo2.out" || fail "unexpected probe report: $(cat "$out/echo2.out")"
 cat "$out/echo2.out"
-grep -h 'connected (' "$out/echo1.err" "$out/echo2.err"
+grep -h 'connected in ' "$out/echo1.err" "$out/echo2.err"
 
 kill $pids
 wait

@@ -42,12 +42,13 @@ static void log_arena(void)
 static void log_node_event(void *ctx, uint64_t now, const node_event_t *ev)
 {
     zq_esp32_runner_t *r = ctx;
+    char line[NODE_DESCRIBE_MAX];
     (void)now;
     if (ev->type == NODE_EVENT_WELCOME) {
         ESP_LOGI(TAG, "in room '%s' as %s", r->room, r->node.my_id);
     } else if (ev->type == NODE_EVENT_PEER_CONNECTED) {
-        ESP_LOGI(TAG, "peer %s connected in %u ms", node_peer_id(&r->node, ev->peer),
-                 (unsigned)ev->elapsed_ms);
+        (void)node_describe_event(ev, line, sizeof line);
+        ESP_LOGI(TAG, "peer %s %s", node_peer_id(&r->node, ev->peer), line);
         log_arena();
     } else if (ev->type == NODE_EVENT_PEER_REFUSED) {
         ESP_LOGW(TAG, "a member waits: all %d peer slots are taken (ZQ_NODE_MAX_PEERS); "
@@ -56,9 +57,8 @@ static void log_node_event(void *ctx, uint64_t now, const node_event_t *ev)
     } else if (ev->type == NODE_EVENT_WAITING) {
         ESP_LOGW(TAG, "a member has no peer slot for us yet; it dials us when it has");
     } else if (ev->type == NODE_EVENT_PEER_GONE) {
-        ESP_LOGI(TAG, "peer %s gone%s%s", node_peer_id(&r->node, ev->peer),
-                 ev->failure == PEER_FAIL_NONE ? "" : ": ",
-                 ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure));
+        (void)node_describe_event(ev, line, sizeof line);
+        ESP_LOGI(TAG, "peer %s %s", node_peer_id(&r->node, ev->peer), line);
         log_arena();
     }
 }

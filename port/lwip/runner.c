@@ -23,6 +23,7 @@ static void log_arena(void)
 
 static void log_node_event(zq_lwip_runner_t *r, uint64_t now, const node_event_t *ev)
 {
+    char line[NODE_DESCRIBE_MAX];
     if (ev->type == NODE_EVENT_WELCOME) {
         zq_lwip_printf("zq: joined room '%s' as %s, %lu ms after start", r->room, r->node.my_id,
                        (unsigned long)(now - r->started_ms));
@@ -31,16 +32,15 @@ static void log_node_event(zq_lwip_runner_t *r, uint64_t now, const node_event_t
             log_arena(); /* the baseline: the identity, nothing of a peer */
         }
     } else if (ev->type == NODE_EVENT_PEER_CONNECTED) {
-        zq_lwip_printf("zq: peer %s connected in %u ms", node_peer_id(&r->node, ev->peer),
-                       (unsigned)ev->elapsed_ms);
+        (void)node_describe_event(ev, line, sizeof line);
+        zq_lwip_printf("zq: peer %s %s", node_peer_id(&r->node, ev->peer), line);
         log_arena();
     } else if (ev->type == NODE_EVENT_PEER_REFUSED) {
         zq_lwip_printf("zq: a member waits: all %d peer slots are taken (ZQ_NODE_MAX_PEERS)",
                        ZQ_NODE_MAX_PEERS);
     } else if (ev->type == NODE_EVENT_PEER_GONE) {
-        zq_lwip_printf("zq: peer %s gone%s%s", node_peer_id(&r->node, ev->peer),
-                       ev->failure == PEER_FAIL_NONE ? "" : ": ",
-                       ev->failure == PEER_FAIL_NONE ? "" : peer_failure_name(ev->failure));
+        (void)node_describe_event(ev, line, sizeof line);
+        zq_lwip_printf("zq: peer %s %s", node_peer_id(&r->node, ev->peer), line);
         /* Its DTLS session is freed once its last datagrams went out (node_poll_transmit):
          * the arena is reported at the end of this turn, after the outputs. */
         r->arena_report_due = true;

@@ -377,6 +377,23 @@ bool ice_agent_knows_remote(const ice_agent_t *agent, const zq_addr_t *addr);
  *  offer or answer written now can say a=end-of-candidates (RFC 8838 §8.2). */
 bool ice_agent_gathering_done(const ice_agent_t *agent);
 
+/** The candidate types of ice_agent_usable_pair()'s pair: @p local is the type of the
+ *  candidate checks leave from (host or relay: a server-reflexive candidate is paired by its
+ *  base, RFC 8445 §6.1.2.4), @p remote the peer's (host, srflx, prflx or relay). */
+bool ice_agent_usable_types(const ice_agent_t *agent, ice_cand_type_t *local,
+                            ice_cand_type_t *remote);
+
+/** What the checks covered, for saying why an agent failed: each mask holds bit
+ *  (1u << ice_cand_type_t) for each type seen among the candidates on that side. */
+typedef struct {
+    uint8_t local_types;
+    uint8_t remote_types;
+    uint8_t pairs;        /**< candidate pairs formed */
+    uint8_t pairs_valid;  /**< of them, those a check succeeded on (RFC 8445 §7.2.5.3.2) */
+} ice_tried_t;
+
+void ice_agent_tried(const ice_agent_t *agent, ice_tried_t *out);
+
 ice_state_t ice_agent_state(const ice_agent_t *agent);
 ice_role_t ice_agent_role(const ice_agent_t *agent);
 const ice_stats_t *ice_agent_stats(const ice_agent_t *agent);

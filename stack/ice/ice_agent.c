@@ -442,6 +442,21 @@ bool ice_agent_selected_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *
     return true;
 }
 
+void ice_agent_tried(const ice_agent_t *a, ice_tried_t *out)
+{
+    memset(out, 0, sizeof *out);
+    for (uint8_t i = 0; i < a->n_local; i++) {
+        out->local_types |= (uint8_t)(1u << a->local[i].cand.type);
+    }
+    for (uint8_t i = 0; i < a->n_remote; i++) {
+        out->remote_types |= (uint8_t)(1u << a->remote[i].type);
+    }
+    out->pairs = a->n_pairs;
+    for (uint8_t i = 0; i < a->n_pairs; i++) {
+        out->pairs_valid = (uint8_t)(out->pairs_valid + ((a->pairs[i].flags & ICE_PAIR_VALID) != 0));
+    }
+}
+
 /* The highest-priority pair of a full agent's valid list (§7.2.5.3.2), or ICE_NONE. A lite
  * agent marks the pairs of the checks it answered, but only nomination validates them for
  * sending (§7.3.2), so they do not count here. */
@@ -458,15 +473,35 @@ static uint8_t best_valid_pair(const ice_agent_t *a)
     return best;
 }
 
-bool ice_agent_usable_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *remote)
+/* The pair data goes on (ice_agent_usable_pair), or ICE_NONE. */
+static uint8_t usable_pair(const ice_agent_t *a)
 {
     uint8_t pair = a->selected != ICE_NONE ? a->selected : best_valid_pair(a);
-    if (pair == ICE_NONE || ice_is_terminal(a)) {
+    return ice_is_terminal(a) ? ICE_NONE : pair;
+}
+
+bool ice_agent_usable_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *remote)
+{
+    uint8_t pair = usable_pair(a);
+    if (pair == ICE_NONE) {
         return false;
     }
     const ice_pair_t *p = &a->pairs[pair];
     *local = a->local[p->local].base;
     *remote = a->remote[p->remote].addr;
+    return true;
+}
+
+bool ice_agent_usable_types(const ice_agent_t *a, ice_cand_type_t *local,
+                            ice_cand_type_t *remote)
+{
+    uint8_t pair = usable_pair(a);
+    if (pair == ICE_NONE) {
+        return false;
+    }
+    const ice_pair_t *p = &a->pairs[pair];
+    *local = a->local[p->local].cand.type;
+    *remote = a->remote[p->remote].type;
     return true;
 }
 

@@ -3,7 +3,7 @@
  * ice_servers frame starts it, the relayed candidate goes into the offer or is trickled, the
  * checks and DTLS go to the server as Send indications, a channel is bound once connected and
  * data then goes as ChannelData. The TURN server is scripted here (RFC 8656's messages built
- * by hand); coturn is the peer in tests/interop/nat. The remote side is a plain full-ICE
+ * by hand); coturn is the server in tests/interop/nat. The remote side is a plain full-ICE
  * peer_t, whose relayed address it learns from the candidates. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -276,6 +276,8 @@ static void ice_servers(const char *urls)
     node_frame(frame);
 }
 
+static node_event_t connected; /* the last PEER_CONNECTED */
+
 /* Runs the clock in 5 ms steps until the node's channel to "b" is open, or @p limit ms. */
 static bool run_until_connected(uint64_t limit)
 {
@@ -289,6 +291,7 @@ static bool run_until_connected(uint64_t limit)
         node_event_t ev;
         while (node_poll_event(&node, &ev)) {
             if (ev.type == NODE_EVENT_PEER_CONNECTED) {
+                connected = ev;
                 return true;
             }
             assert_int_not_equal(ev.type, NODE_EVENT_PEER_GONE);
@@ -330,6 +333,9 @@ static void a_node_with_no_direct_path_connects_through_its_turn_allocation(void
     assert_true(zq_addr_equal(&b->peer.path_local, &relayed));
     assert_true(zq_addr_equal(&remote.path_remote, &relayed));
     assert_int_equal(srv.binds, 1);
+    char line[NODE_DESCRIBE_MAX];
+    assert_true(node_describe_event(&connected, line, sizeof line) > 0);
+    assert_non_null(strstr(line, " ms over relay -> host"));
     unsigned before = srv.channel_data;
     static const char msg[] = "over the relay";
     assert_int_equal(node_send(&node, now, (uint8_t)(b - node.peers), (const uint8_t *)msg,
@@ -403,6 +409,58 @@ static void an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate(void 
     assert_false(peer_b()->peer.ice.relay_expected);
 }
 
+/* With no relay offered and no direct path, ICE gives up at its connect timeout (30 s) and
+ * the event says what was tried: one host pair, which failed. */
+static void with_no_relay_the_peer_fails_and_says_which_candidates_were_tried(void **state)
+{
+    (void)state;
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    node_event_t ev = {0};
+    for (uint64_t end = now + 40000; now < end && ev.type != NODE_EVENT_PEER_GONE; now += 5) {
+        node_handle_timeout(&node, now);
+        peer_handle_timeout(&remote, now);
+        signalling();
+        flush();
+        while (ev.type != NODE_EVENT_PEER_GONE && node_poll_event(&node, &ev)) {
+        }
+    }
+    assert_int_equal(ev.type, NODE_EVENT_PEER_GONE);
+    /* The peer's own deadline (ZQ_PEER_CONNECT_TIMEOUT_MS, from the offer) comes before ICE's
+     * (from its start): either way the tries are told. */
+    assert_true(ev.failure == PEER_FAIL_ICE || ev.failure == PEER_FAIL_TIMEOUT);
+    assert_int_equal(ev.tried.pairs, 1);
+    assert_int_equal(ev.tried.pairs_valid, 0);
+    assert_int_equal(ev.tried.local_types, 1u << ICE_CAND_HOST);
+    assert_int_equal(ev.tried.remote_types, 1u << ICE_CAND_HOST);
+    char line[NODE_DESCRIBE_MAX];
+    assert_true(node_describe_event(&ev, line, sizeof line) > 0);
+    assert_non_null(strstr(line, "; ICE tried 1 pair, 0 answered; our candidates host, theirs host"));
+}
+
+/* A stun: URL of the room (zq signal --stun-url) is where a node configured with no STUN
+ * server sends each new peer's Binding request (RFC 8445 §5.1.1.2). */
+static void a_stun_url_from_the_room_is_where_peers_learn_their_reflexive_address(void **state)
+{
+    (void)state;
+    node_frame("{\"type\":\"ice_servers\",\"iceServers\":[{\"urls\":"
+               "[\"stun:203.0.113.1:3478\"]}]}");
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    peer_transmit_t tx;
+    bool asked = false;
+    for (int k = 0; k < 20 && !asked; k++, now += 5) {
+        node_handle_timeout(&node, now);
+        signalling(); /* the offerer's agent starts, and gathers, with the answer */
+        while (node_poll_transmit(&node, now, &tx)) {
+            stun_msg_t m;
+            asked |= zq_addr_equal(&tx.remote, &server) && stun_parse(&m, tx.data, tx.len) ==
+                     ZQ_OK && m.type == STUN_BINDING_REQUEST;
+        }
+    }
+    assert_true(asked);
+    assert_int_equal(srv.allocates, 0);
+    assert_int_equal(node.stats.relay_urls_skipped, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +473,11 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_lite_node_ignores_the_turn_servers, setup, teardown),
         cmocka_unit_test_setup_teardown(an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            with_no_relay_the_peer_fails_and_says_which_candidates_were_tried, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_stun_url_from_the_room_is_where_peers_learn_their_reflexive_address, setup,
+            teardown),
     };
     return cmocka_run_group_tests(tests, dtls_fixture_group_setup, dtls_fixture_group_teardown);
 }

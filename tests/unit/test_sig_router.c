@@ -675,7 +675,8 @@ static void members_get_turn_credentials_as_they_join_and_strangers_none(void **
     (void)state;
     static const char secret[] = "coturn static-auth-secret";
     static const char *const urls[] = {"turn:192.0.2.1:3478", "turns:192.0.2.1:443?transport=tcp"};
-    sig_router_offer_turn(&fx.router, (const uint8_t *)secret, sizeof secret - 1, urls, 2, 3600);
+    sig_router_offer_ice_servers(&fx.router, urls, 2, (const uint8_t *)secret, sizeof secret - 1,
+                                 3600);
     static const uint8_t key[] = "k";
     sig_router_require_tokens(&fx.router, key, 1);
     char token[SIG_TOKEN_TEXT_MAX + 1];
@@ -739,7 +740,7 @@ static void the_client_reads_the_ice_servers_frame_the_router_writes(void **stat
     (void)state;
     static const char secret[] = "s";
     static const char *const urls[] = {"turn:192.0.2.1:3478", "turns:192.0.2.1:443?transport=tcp"};
-    sig_router_offer_turn(&fx.router, (const uint8_t *)secret, 1, urls, 2, 600);
+    sig_router_offer_ice_servers(&fx.router, urls, 2, (const uint8_t *)secret, 1, 600);
     unsigned a = connect_client(NULL);
     join(a, "lab");
     const sent_t *f = last_to(a);
@@ -749,6 +750,25 @@ static void the_client_reads_the_ice_servers_frame_the_router_writes(void **stat
     assert_string_equal(ev.text, "turn:192.0.2.1:3478\nturns:192.0.2.1:443?transport=tcp\n");
     assert_non_null(strstr(ev.username, id_of(a)));
     assert_int_equal(strlen(ev.credential), 28); /* base64 of an HMAC-SHA1 */
+}
+
+/* STUN servers alone (zq signal --stun-url, no TURN secret): the URLs, no credential. */
+static void stun_servers_alone_go_to_members_without_a_credential(void **state)
+{
+    (void)state;
+    static const char *const urls[] = {"stun:203.0.113.10:3478"};
+    sig_router_offer_ice_servers(&fx.router, urls, 1, NULL, 0, 0);
+    unsigned a = connect_client(NULL);
+    join(a, "lab");
+    assert_int_equal(count_to(a, "ice_servers"), 1);
+    const sent_t *f = last_to(a);
+    assert_null(strstr(f->frame, "username"));
+    assert_null(strstr(f->frame, "credential"));
+    sig_event_t ev;
+    assert_int_equal(sig_parse_frame(f->frame, f->len, &ev), ZQ_OK);
+    assert_int_equal(ev.type, SIG_EVENT_ICE_SERVERS);
+    assert_string_equal(ev.text, "stun:203.0.113.10:3478\n");
+    assert_string_equal(ev.username, "");
 }
 
 static void ice_servers_frames_without_urls_or_with_a_newline_in_one_are_malformed(void **state)
@@ -809,6 +829,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(silent_clients_are_found_idle_and_a_pong_keeps_them, setup),
         cmocka_unit_test_setup(the_client_reads_the_ice_servers_frame_the_router_writes, setup),
+        cmocka_unit_test_setup(stun_servers_alone_go_to_members_without_a_credential, setup),
         cmocka_unit_test_setup(
             ice_servers_frames_without_urls_or_with_a_newline_in_one_are_malformed, setup),
     };
