@@ -337,9 +337,11 @@ zq_err_t ice_agent_handle_stun(ice_agent_t *agent, uint64_t now, const zq_addr_t
                                const zq_addr_t *remote, const stun_msg_t *msg, zq_err_t parsed);
 
 /**
- * Whether @p msg names this agent: its USERNAME starts with our ufrag and a colon (RFC 8445
- * §7.2.2: "<receiver's ufrag>:<sender's ufrag>"). Believes nothing: it tells which agent a
- * request is for, and that agent then authenticates it.
+ * Whether @p msg names this agent: a request's USERNAME starts with our ufrag and a colon
+ * (RFC 8445 §7.2.2: "<receiver's ufrag>:<sender's ufrag>"); a response answers one of our
+ * transactions (RFC 8489 §6.3: matched by transaction ID), the way a STUN server's answer,
+ * which names no ufrag and comes from no peer's address, finds its agent. Believes nothing:
+ * it tells which agent a message is for, and that agent then authenticates it.
  */
 bool ice_agent_is_addressed(const ice_agent_t *agent, const stun_msg_t *msg);
 

@@ -93,6 +93,8 @@ ice_txn_t *ice_txn_start(ice_agent_t *a, uint64_t now, ice_txn_kind_t kind, uint
                          bool nominating);
 void ice_txn_send(ice_agent_t *a, ice_txn_t *txn);
 ice_txn_t *ice_txn_find(ice_agent_t *a, const uint8_t tid[STUN_TID_LEN]);
+/* Whether one of our transactions has this ID (ice_txn_find() would find it). */
+bool ice_txn_pending(const ice_agent_t *a, const uint8_t tid[STUN_TID_LEN]);
 void ice_txn_free(ice_txn_t *txn);
 void ice_handle_response(ice_agent_t *a, uint64_t now, uint8_t host, const zq_addr_t *remote,
                          const stun_msg_t *msg);

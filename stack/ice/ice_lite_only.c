@@ -33,6 +33,12 @@ ice_txn_t *ice_txn_find(ice_agent_t *a, const uint8_t tid[STUN_TID_LEN])
     return NULL;
 }
 
+bool ice_txn_pending(const ice_agent_t *a, const uint8_t tid[STUN_TID_LEN])
+{
+    (void)a, (void)tid;
+    return false;
+}
+
 void ice_txn_free(ice_txn_t *txn)
 {
     txn->kind = ICE_TXN_FREE;

@@ -61,6 +61,9 @@ static void send_success(ice_agent_t *a, uint8_t host, const zq_addr_t *remote,
 
 bool ice_agent_is_addressed(const ice_agent_t *a, const stun_msg_t *msg)
 {
+    if (stun_class_of(msg->type) >= 2) { /* a success or error response */
+        return ice_txn_pending(a, msg->tid);
+    }
     const stun_bytes_t *u = &msg->username;
     size_t ours = strlen(a->local_cred.ufrag);
     return (msg->present & STUN_HAS_USERNAME) && ours > 0 && u->len > ours &&

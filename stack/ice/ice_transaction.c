@@ -111,15 +111,26 @@ ice_txn_t *ice_txn_start(ice_agent_t *a, uint64_t now, ice_txn_kind_t kind, uint
     return txn;
 }
 
-ice_txn_t *ice_txn_find(ice_agent_t *a, const uint8_t tid[STUN_TID_LEN])
+static int txn_index(const ice_agent_t *a, const uint8_t tid[STUN_TID_LEN])
 {
-    for (size_t i = 0; i < ZQ_ICE_MAX_TRANSACTIONS; i++) {
-        ice_txn_t *t = &a->txns[i];
+    for (int i = 0; i < ZQ_ICE_MAX_TRANSACTIONS; i++) {
+        const ice_txn_t *t = &a->txns[i];
         if (t->kind != ICE_TXN_FREE && memcmp(t->tid, tid, STUN_TID_LEN) == 0) {
-            return t;
+            return i;
         }
     }
-    return NULL;
+    return -1;
+}
+
+ice_txn_t *ice_txn_find(ice_agent_t *a, const uint8_t tid[STUN_TID_LEN])
+{
+    int i = txn_index(a, tid);
+    return i >= 0 ? &a->txns[i] : NULL;
+}
+
+bool ice_txn_pending(const ice_agent_t *a, const uint8_t tid[STUN_TID_LEN])
+{
+    return txn_index(a, tid) >= 0;
 }
 
 void ice_txn_free(ice_txn_t *txn)

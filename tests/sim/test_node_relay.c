@@ -438,7 +438,9 @@ static void with_no_relay_the_peer_fails_and_says_which_candidates_were_tried(vo
 }
 
 /* A stun: URL of the room (zq signal --stun-url) is where a node configured with no STUN
- * server sends each new peer's Binding request (RFC 8445 §5.1.1.2). */
+ * server sends each new peer's Binding request (RFC 8445 §5.1.1.2); the server's answer,
+ * which names no ufrag and comes from no peer's address, finds the peer by its transaction
+ * ID, and the mapped address becomes a server-reflexive candidate. */
 static void a_stun_url_from_the_room_is_where_peers_learn_their_reflexive_address(void **state)
 {
     (void)state;
@@ -452,13 +454,29 @@ static void a_stun_url_from_the_room_is_where_peers_learn_their_reflexive_addres
         signalling(); /* the offerer's agent starts, and gathers, with the answer */
         while (node_poll_transmit(&node, now, &tx)) {
             stun_msg_t m;
-            asked |= zq_addr_equal(&tx.remote, &server) && stun_parse(&m, tx.data, tx.len) ==
-                     ZQ_OK && m.type == STUN_BINDING_REQUEST;
+            asked = zq_addr_equal(&tx.remote, &server) && stun_parse(&m, tx.data, tx.len) ==
+                    ZQ_OK && m.type == STUN_BINDING_REQUEST;
+            if (asked) { /* RFC 8489 §14.2: the reflexive address, XORed */
+                uint8_t buf[128];
+                stun_builder_t b;
+                stun_build_start(&b, buf, sizeof buf, STUN_BINDING_SUCCESS, m.tid);
+                stun_put_xor_address(&b, STUN_ATTR_XOR_MAPPED_ADDRESS, &mapped);
+                size_t n = stun_build_finish(&b);
+                assert_int_equal(node_handle_datagram(&node, now, &host, &server, buf, n), ZQ_OK);
+                break;
+            }
         }
     }
     assert_true(asked);
     assert_int_equal(srv.allocates, 0);
     assert_int_equal(node.stats.relay_urls_skipped, 0);
+    const peer_t *b = &peer_b()->peer;
+    bool srflx = false;
+    for (size_t i = 0; i < ice_agent_local_candidate_count(&b->ice); i++) {
+        const ice_candidate_t *c = ice_agent_local_candidate(&b->ice, i);
+        srflx |= c->type == ICE_CAND_SRFLX && zq_addr_equal(&c->addr, &mapped);
+    }
+    assert_true(srflx);
 }
 
 int main(void)
