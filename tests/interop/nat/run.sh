@@ -1,0 +1,171 @@
+#!/bin/sh
+# The NAT matrix (issue 20 §4): two zq nodes in two home networks behind NAT routers, which
+# meet only through a public segment holding zq signal and Debian's coturn (STUN and TURN).
+#
+#   public 203.0.113.0/24: zq signal :8080 (STUN and TURN offered), :8081 (STUN only),
+#                          coturn 203.0.113.10:3478 (use-auth-secret, relays on .10)
+#   site a, b: port-restricted cone (masquerade),   LAN 192.0.2.0/24 and 198.51.100.0/24
+#   site c, d: symmetric (masquerade random),       LAN 192.0.2.0/24 and 198.51.100.0/24
+#
+# Each cell runs in both offer directions (the member that was in the room first dials):
+#   cone <-> cone, STUN and TURN offered:   connects without the relay (srflx or prflx);
+#   cone <-> cone, STUN only:               the same;
+#   symmetric <-> symmetric, with TURN:     connects, a relayed candidate on the pair;
+#   symmetric <-> symmetric, STUN only:     fails at the connect timeout (30 s), and says
+#                                           which candidates were tried.
+# Each connection is proved by 20 echoed probes (zq echo --probe). The guard of bed.sh must
+# have dropped nothing: no packet left the documentation ranges. Prints the matrix: the
+# candidate types of the pair each side sends on, and the open time (offer to open channel).
+#
+#   run.sh WIRE ZQ
+set -u
+wire=$1
+zq=$2
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../support/echo_env.sh
+. "$here/../../support/echo_env.sh"
+echo_env_netns NAT "$0" "$@"
+for c in turnserver nft nsenter; do
+    command -v "$c" >/dev/null 2>&1 || { echo "FAIL: no $c: scripts/setup test" >&2; exit 1; }
+done
+# shellcheck source=bed.sh
+. "$here/bed.sh"
+out=$(mktemp -d)
+status=0
+pids=
+matrix=
+finish() {
+    [ -n "$pids" ] && stop $pids
+    bed_cleanup
+    if [ "$status" -ne 0 ]; then
+        for f in "$out"/*.out "$out"/*.err; do
+            [ -s "$f" ] && { echo "--- $f" >&2; tail -n 40 "$f" >&2; }
+        done
+    fi
+    rm -rf "$out"
+}
+trap finish EXIT
+trap 'exit 1' INT TERM
+fail() { echo "FAIL: $*" >&2; status=1; }
+
+bed_init "$wire" "$out/bed" || exit 1
+bed_public || exit 1
+bed_site a 192.0.2 cone 203.0.113.1 || exit 1
+bed_site b 198.51.100 cone 203.0.113.2 || exit 1
+bed_site c 192.0.2 symmetric 203.0.113.3 || exit 1
+bed_site d 198.51.100 symmetric 203.0.113.4 || exit 1
+lan_of() { case $1 in a | c) echo 192.0.2.10 ;; *) echo 198.51.100.10 ;; esac; }
+
+# ---- The public servers --------------------------------------------------------------------
+secret="rest secret shared with coturn"
+printf '%s\n' "$secret" >"$out/turn.secret"
+turnserver -n --listening-ip=203.0.113.10 --listening-port=3478 --relay-ip=203.0.113.10 \
+    --min-port=49152 --max-port=49400 --use-auth-secret --static-auth-secret="$secret" \
+    --realm=zq.test --no-tls --no-dtls --no-tcp --no-cli --no-multicast-peers \
+    --simple-log --log-file=stdout --pidfile="$out/turnserver.pid" --userdb="$out/turndb" \
+    >"$out/coturn.out" 2>&1 &
+pids="$pids $!"
+"$zq" signal --listen 203.0.113.10:8080 --open --stun-url stun:203.0.113.10:3478 \
+    --turn-secret "$out/turn.secret" --turn-url turn:203.0.113.10:3478 \
+    >"$out/signal-turn.out" 2>"$out/signal-turn.err" &
+pids="$pids $!"
+"$zq" signal --listen 203.0.113.10:8081 --open --stun-url stun:203.0.113.10:3478 \
+    >"$out/signal-stun.out" 2>"$out/signal-stun.err" &
+pids="$pids $!"
+wait_for "$out/signal-turn.out" "listening on" || fail "zq signal (TURN) did not start"
+wait_for "$out/signal-stun.out" "listening on" || fail "zq signal (STUN) did not start"
+for _ in $(seq 100); do ss -Hlun src 203.0.113.10:3478 | grep -q . && break; sleep 0.1; done
+ss -Hlun src 203.0.113.10:3478 | grep -q . || fail "coturn did not open 203.0.113.10:3478"
+[ "$status" -eq 0 ] || exit 1
+with_turn=ws://203.0.113.10:8080/ws
+stun_only=ws://203.0.113.10:8081/ws
+
+# start_echo LOG SITE URL ROOM [ARGS...]: zq echo in SITE's host, bound to its LAN address;
+# sets $echo_pid.
+start_echo() {
+    log=$1 site=$2 url=$3 room=$4
+    shift 4
+    bed_bg "${site}_host" "$zq" echo --signal "$url" --room "$room" --bind "$(lan_of "$site")" \
+        "$@" >"$out/$log.out" 2>"$out/$log.err"
+    echo_pid=$BED_PID
+    pids="$pids $echo_pid"
+}
+
+# "host -> srflx, 412 ms" from a side's "peer X connected in N ms over L -> R" line.
+path_of() {
+    sed -n 's/^zq echo: peer [^ ]* connected in \([0-9]*\) ms over \(.*\)$/\2, \1 ms/p' "$1" |
+        head -n 1
+}
+
+# connects NAME URL FIRST SECOND WANT: FIRST joins and dials SECOND, which sends 20 probes;
+# WANT is "direct" (no relayed candidate on either side's pair) or "relay" (one at least).
+connects() {
+    name=$1 url=$2 first=$3 second=$4 want=$5
+    room="$name-$first"
+    start_echo "$room-offerer" "$first" "$url" "$room"
+    offerer=$echo_pid
+    wait_for "$out/$room-offerer.err" "in room '$room'" || { fail "$room: $first never joined"; return; }
+    bed_in "${second}_host" timeout 60 "$zq" echo --signal "$url" --room "$room" \
+        --bind "$(lan_of "$second")" --probe 20 --once \
+        >"$out/$room-answerer.out" 2>"$out/$room-answerer.err"
+    rc=$?
+    stop "$offerer"
+    mine=$(path_of "$out/$room-offerer.err")
+    theirs=$(path_of "$out/$room-answerer.err")
+    if [ "$rc" -ne 0 ] || ! grep -q '20 of 20 back' "$out/$room-answerer.out"; then
+        fail "$room: $first dialing $second: the probes did not all come back (exit $rc)"
+        return
+    fi
+    relayed=no
+    case "$mine $theirs" in *relay*) relayed=yes ;; esac
+    if [ "$want" = direct ] && [ "$relayed" = yes ]; then
+        fail "$room: went through the relay ($mine / $theirs), a direct path was there"
+    elif [ "$want" = relay ] && [ "$relayed" = no ]; then
+        fail "$room: connected without the relay ($mine / $theirs) across symmetric NATs"
+    else
+        echo "ok: $name, $first dials $second: $first $mine; $second $theirs"
+    fi
+    matrix="$matrix
+| $name | $first dials $second | $mine | $theirs |"
+}
+
+connects "cone-cone-turn" "$with_turn" a b direct
+connects "cone-cone-turn" "$with_turn" b a direct
+connects "cone-cone-stun" "$stun_only" a b direct
+connects "cone-cone-stun" "$stun_only" b a direct
+connects "symmetric-symmetric-turn" "$with_turn" c d relay
+connects "symmetric-symmetric-turn" "$with_turn" d c relay
+
+# ---- Symmetric <-> symmetric with STUN only: both directions at once (30 s each) ------------
+for dir in "c d" "d c"; do
+    set -- $dir
+    room="symmetric-symmetric-stun-$1"
+    start_echo "$room-offerer" "$1" "$stun_only" "$room"
+    wait_for "$out/$room-offerer.err" "in room '$room'" || fail "$room: $1 never joined"
+    start_echo "$room-answerer" "$2" "$stun_only" "$room" --probe 20 --once
+done
+for dir in "c d" "d c"; do
+    set -- $dir
+    room="symmetric-symmetric-stun-$1"
+    for side in offerer answerer; do
+        f="$out/$room-$side.err"
+        for _ in $(seq 450); do grep -q "gone: " "$f" && break; sleep 0.1; done
+        why=$(sed -n 's/^zq echo: peer [^ ]* gone: \(.*\)$/\1/p' "$f" | head -n 1)
+        case $why in
+            *"ICE tried "*" 0 answered; our candidates host srflx, theirs host srflx"*)
+                echo "ok: symmetric-symmetric-stun, $1 dials $2, the $side says: $why" ;;
+            *) fail "$room: the $side did not fail naming its tries: '${why:-nothing in 45 s}'" ;;
+        esac
+        grep -q " connected in [0-9]" "$f" && fail "$room: the $side connected across symmetric NATs"
+    done
+    matrix="$matrix
+| symmetric-symmetric-stun | $1 dials $2 | fails: $(echo "$why" | sed 's/.*; ICE tried/ICE tried/') | |"
+done
+
+n=$(bed_guard_count)
+[ "$n" -eq 0 ] || fail "$n packets addressed beyond the bed, dropped"
+echo "nat: $n packets addressed beyond the bed, dropped"
+echo "| case | direction | offerer's pair, open time | answerer's pair, open time |"
+echo "|---|---|---|---|$matrix"
+[ "$status" -eq 0 ] && echo "nat: every cell as expected"
+exit "$status"
