@@ -147,19 +147,48 @@ static int wait_list_find(const node_t *n, const char *id)
     return -1;
 }
 
-/* A member refused again (it offered again) keeps its place and is told again. */
-static void wait_list_add(node_t *n, const char *id)
+/* A member to dial once a slot is free and @p due has come. @return its entry, or NULL. */
+static node_waiting_t *wait_list_put(node_t *n, const char *id, uint64_t due)
 {
     int k = wait_list_find(n, id);
     if (k < 0 && n->n_waiting == ZQ_NODE_WAITLIST) {
         n->stats.waitlist_full++;
-        return;
+        return NULL;
     }
     if (k < 0) {
         k = n->n_waiting++;
         memcpy(n->waiting[k].id, id, strlen(id) + 1);
     }
-    n->waiting[k].told = false;
+    n->waiting[k].due = due;
+    return &n->waiting[k];
+}
+
+/* A member refused again (it offered again) keeps its place and is told again. */
+static void wait_list_add(node_t *n, const char *id)
+{
+    node_waiting_t *w = wait_list_put(n, id, 0);
+    if (w != NULL) {
+        w->told = false;
+    }
+}
+
+/* Failures the network explains, which a later try may not meet (config.h, ZQ_NODE_REDIAL_MS). */
+static bool worth_redialing(peer_failure_t why)
+{
+    return why == PEER_FAIL_ICE || why == PEER_FAIL_CONSENT || why == PEER_FAIL_SCTP ||
+           why == PEER_FAIL_TIMEOUT;
+}
+
+/* The connection we dialed failed: dial the member again in a while, if it stays. */
+static void schedule_redial(node_t *n, uint64_t now, const node_peer_t *np, peer_failure_t why)
+{
+    if (np->dialing && worth_redialing(why)) {
+        node_waiting_t *w = wait_list_put(n, np->id, now + ZQ_NODE_REDIAL_MS);
+        if (w != NULL) {
+            w->told = true; /* it was not refused: nothing to tell it */
+            n->stats.redials++;
+        }
+    }
 }
 
 static void wait_list_remove(node_t *n, const char *id)
@@ -277,6 +306,9 @@ static void pump_peer(node_t *n, int i, uint64_t now)
         case PEER_EVENT_FAILED:
         case PEER_EVENT_CLOSED:
             forget(n, i, ev.type == PEER_EVENT_FAILED ? ev.failure : PEER_FAIL_NONE);
+            if (ev.type == PEER_EVENT_FAILED) {
+                schedule_redial(n, now, np, ev.failure);
+            }
             break;
         default:
             break; /* candidates are trickled from the agent's list (node_poll_signal) */
@@ -386,7 +418,8 @@ static size_t trickle(node_peer_t *np, char *buf, size_t cap)
     return sig_write_candidate(np->id, line, peer_local_ufrag(&np->peer), buf, cap);
 }
 
-/* Tells each member left out that it was, then dials the longest waiting one a slot allows. */
+/* Tells each member left out that it was, then dials the longest waiting one that is due, if
+ * a slot allows. */
 static size_t poll_waiting(node_t *n, uint64_t now, char *buf, size_t cap)
 {
     for (int k = 0; k < n->n_waiting; k++) {
@@ -395,11 +428,14 @@ static size_t poll_waiting(node_t *n, uint64_t now, char *buf, size_t cap)
             return sig_write_refused(n->waiting[k].id, "full", buf, cap);
         }
     }
-    if (n->n_waiting > 0 && has_idle_slot(n)) {
-        char id[ZQ_SIG_ID_MAX + 1];
-        memcpy(id, n->waiting[0].id, sizeof id);
-        wait_list_remove(n, id);
-        (void)new_peer(n, now, id, true); /* its offer goes out below */
+    for (int k = 0; k < n->n_waiting && has_idle_slot(n); k++) {
+        if (n->waiting[k].due == 0) {
+            char id[ZQ_SIG_ID_MAX + 1];
+            memcpy(id, n->waiting[k].id, sizeof id);
+            wait_list_remove(n, id);
+            (void)new_peer(n, now, id, true); /* its offer goes out below */
+            break;
+        }
     }
     return 0;
 }
@@ -476,6 +512,11 @@ zq_err_t node_handle_datagram(node_t *n, uint64_t now, const zq_addr_t *local,
 void node_handle_timeout(node_t *n, uint64_t now)
 {
     node_relay_timeout(n, now);
+    for (int k = 0; k < n->n_waiting; k++) {
+        if (n->waiting[k].due > 0 && n->waiting[k].due <= now) {
+            n->waiting[k].due = 0; /* due: dialed as a slot and the signalling link allow */
+        }
+    }
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used && peer_next_timeout(&n->peers[i].peer) <= now) {
             peer_handle_timeout(&n->peers[i].peer, now);
@@ -487,6 +528,11 @@ void node_handle_timeout(node_t *n, uint64_t now)
 uint64_t node_next_timeout(const node_t *n)
 {
     uint64_t t = node_relay_next_timeout(n);
+    for (int k = 0; k < n->n_waiting; k++) {
+        if (n->waiting[k].due > 0) { /* a redial not yet due */
+            t = zq_time_min(t, n->waiting[k].due);
+        }
+    }
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used) {
             t = zq_time_min(t, peer_next_timeout(&n->peers[i].peer));

@@ -99,6 +99,7 @@ typedef struct {
     uint32_t waitlist_full;    /**< refused and not remembered: never told, never dialed */
     uint32_t refused_by_members; /**< `refused` frames from members full for now */
     uint32_t peer_init_failed; /**< a slot was free but its connection could not start */
+    uint32_t redials;            /**< failed connections we dialed, to be dialed again */
     uint32_t relay_urls_skipped; /**< ice_servers URLs not used: turns:, TCP, host names */
     uint32_t relay_failed;     /**< TURN allocations refused or unanswered */
     uint32_t relay_refused;    /**< permissions or channels the TURN server refused */
@@ -120,8 +121,10 @@ typedef struct {
 
 /** A member left out for want of a slot (NODE_EVENT_PEER_REFUSED). */
 typedef struct {
+    uint64_t due;              /* a failed connection's redial time, until it comes; then 0:
+                                  dialed as soon as a slot and the signalling link allow */
     char id[ZQ_SIG_ID_MAX + 1];
-    bool told;                 /* our `refused` frame went to the server */
+    bool told;                 /* our `refused` frame went to the server (or none is owed) */
 } node_waiting_t;
 
 typedef struct {
@@ -129,7 +132,8 @@ typedef struct {
     char my_id[ZQ_SIG_ID_MAX + 1];
     bool join_due;
     node_peer_t peers[ZQ_NODE_MAX_PEERS];
-    node_waiting_t waiting[ZQ_NODE_WAITLIST]; /* oldest first: dialed in that order */
+    node_waiting_t waiting[ZQ_NODE_WAITLIST]; /* oldest first: dialed in that order, each once
+                                                 it is due */
     uint8_t n_waiting;
     uint8_t next_tx;           /* round-robin over peers in poll_transmit */
     zq_queue_t evq;

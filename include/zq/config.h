@@ -425,6 +425,19 @@
 #define ZQ_PEER_CONNECT_TIMEOUT_MS 30000
 #endif
 
+/** How long after a connection we dialed failed on the network (ICE found no pair, consent
+ *  ran out, SCTP gave up, or it did not open in time) the node dials that member again, while
+ *  the room still holds it: a Wi-Fi that came back finds its peers without anyone rejoining.
+ *  Each try takes up to ZQ_PEER_CONNECT_TIMEOUT_MS, so tries come at most that far apart plus
+ *  this. A refused description or a failed DTLS handshake is not retried (it would fail the
+ *  same way); the side that answered waits for the dialer's new offer.
+ *  Unit: milliseconds.
+ *  RAM: none (a time).
+ *  menuconfig: Timeouts, "Redial a lost peer after (ms)", 100..600000, default 2000. */
+#ifndef ZQ_NODE_REDIAL_MS
+#define ZQ_NODE_REDIAL_MS 2000
+#endif
+
 /** Events a peer can hold between an input and the caller draining them: its data channels',
  *  one per local candidate (trickled), and its own.
  *  Unit: events.
@@ -560,16 +573,17 @@
 
 /** Events a node can hold between an input and the caller draining them.
  *  Unit: events.
- *  RAM: one node_event_t (16 / 8 B) per unit per node. */
+ *  RAM: one node_event_t (24 / 16 B) per unit per node. */
 #ifndef ZQ_NODE_EVENT_QUEUE
 #define ZQ_NODE_EVENT_QUEUE (4 * ZQ_NODE_MAX_PEERS + 4)
 #endif
 
-/** Members left out for want of a slot that the node remembers: it tells each (a "refused"
- *  frame through the signalling server) and dials the longest waiting when a slot frees. Beyond
- *  it a member is neither told nor remembered (stats.waitlist_full).
+/** Members the node is to dial later: those left out for want of a slot (it tells each, a
+ *  "refused" frame through the signalling server, and dials the longest waiting when a slot
+ *  frees) and those whose connection failed (dialed again after ZQ_NODE_REDIAL_MS). Beyond it
+ *  a member is neither told nor remembered (stats.waitlist_full).
  *  Unit: members.
- *  RAM: one node_waiting_t (ZQ_SIG_ID_MAX + 2 bytes: 66 B) per unit per node.
+ *  RAM: one node_waiting_t (ZQ_SIG_ID_MAX + 2 bytes and a time: 80 B) per unit per node.
  *  menuconfig: Capacities, "Members waiting for a peer slot", 1..255, default 4. */
 #ifndef ZQ_NODE_WAITLIST
 #define ZQ_NODE_WAITLIST 4

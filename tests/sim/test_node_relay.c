@@ -138,6 +138,7 @@ static void server_from_remote(const uint8_t *data, size_t len)
 /* ---- The network: the two hosts cannot reach each other ---------------------------------- */
 
 static unsigned direct_dropped;
+static bool cut; /* the node's network is gone: everything it sends is lost */
 
 static void flush(void)
 {
@@ -148,6 +149,9 @@ static void flush(void)
         while (node_poll_transmit(&node, now, &tx)) {
             moved = true;
             assert_true(zq_addr_equal(&tx.local, &host)); /* the relayed address is no socket */
+            if (cut) {
+                continue;
+            }
             if (zq_addr_equal(&tx.remote, &server)) {
                 server_input(tx.data, tx.len);
             } else {
@@ -232,6 +236,7 @@ static int setup(void **state)
     now = 1000;
     memset(&srv, 0, sizeof srv);
     direct_dropped = relay_candidates_trickled = 0;
+    cut = false;
     host = zq_addr_v4(192, 0, 2, 10, 5000);
     remote_host = zq_addr_v4(198, 51, 100, 20, 6000);
     server = zq_addr_v4(203, 0, 113, 1, 3478);
@@ -298,6 +303,20 @@ static bool run_until_connected(uint64_t limit)
         }
     }
     return false;
+}
+
+/* Runs both sides for @p ms. */
+static void run_for(uint64_t ms)
+{
+    for (uint64_t end = now + ms; now < end; now += 5) {
+        node_handle_timeout(&node, now);
+        peer_handle_timeout(&remote, now);
+        signalling();
+        flush();
+        node_event_t ev;
+        while (node_poll_event(&node, &ev)) {
+        }
+    }
 }
 
 static const node_peer_t *peer_b(void)
@@ -479,6 +498,78 @@ static void a_stun_url_from_the_room_is_where_peers_learn_their_reflexive_addres
     assert_true(srflx);
 }
 
+/* The node's network goes (a Wi-Fi that drops) under a connection it dialed: consent runs
+ * out (RFC 7675 §5.1, 30 s), the peer is gone, and ZQ_NODE_REDIAL_MS later the node offers
+ * to the member again, which is still in the room. */
+static void a_connection_lost_on_the_network_is_dialed_again_after_the_redial_delay(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    assert_true(run_until_connected(10000));
+    run_for(1000); /* the controlling side's nomination: ICE connected, consent checks run */
+    assert_int_equal(ice_agent_state(&peer_b()->peer.ice), ICE_STATE_CONNECTED);
+    cut = true;
+    uint64_t gone_at = 0, offered_at = 0;
+    for (uint64_t end = now + 40000; now < end && offered_at == 0; now += 5) {
+        node_handle_timeout(&node, now);
+        flush();
+        node_event_t ev;
+        while (node_poll_event(&node, &ev)) {
+            if (ev.type == NODE_EVENT_PEER_GONE) {
+                assert_int_equal(ev.failure, PEER_FAIL_CONSENT);
+                gone_at = now;
+            }
+        }
+        size_t len;
+        static sig_event_t sev;
+        while ((len = node_poll_signal(&node, now, frame, sizeof frame)) > 0) {
+            assert_int_equal(sig_parse_frame(frame, len, &sev), ZQ_OK);
+            if (sev.type == SIG_EVENT_OFFER && gone_at != 0) {
+                offered_at = now;
+                assert_string_equal(sev.peer, "b");
+            }
+        }
+    }
+    assert_true(gone_at != 0);
+    assert_true(offered_at >= gone_at + ZQ_NODE_REDIAL_MS);
+    assert_true(offered_at <= gone_at + ZQ_NODE_REDIAL_MS + 10);
+    assert_int_equal(node.stats.redials, 1);
+}
+
+/* The side that answered does not redial: the dialer's new offer reconnects them, and two
+ * offers crossing would be glare. */
+static void the_side_that_answered_waits_for_the_dialers_new_offer(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    assert_true(run_until_connected(10000));
+    run_for(1000);
+    node.peers[peer_b() - node.peers].dialing = false; /* as if b had dialed us */
+    cut = true;
+    bool gone = false, offered = false;
+    for (uint64_t end = now + 40000; now < end; now += 5) {
+        node_handle_timeout(&node, now);
+        flush();
+        node_event_t ev;
+        while (node_poll_event(&node, &ev)) {
+            gone |= ev.type == NODE_EVENT_PEER_GONE;
+        }
+        size_t len;
+        static sig_event_t sev;
+        while ((len = node_poll_signal(&node, now, frame, sizeof frame)) > 0) {
+            assert_int_equal(sig_parse_frame(frame, len, &sev), ZQ_OK);
+            offered |= sev.type == SIG_EVENT_OFFER;
+        }
+    }
+    assert_true(gone);
+    assert_false(offered);
+    assert_int_equal(node.stats.redials, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,6 +587,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             a_stun_url_from_the_room_is_where_peers_learn_their_reflexive_address, setup,
             teardown),
+        cmocka_unit_test_setup_teardown(
+            a_connection_lost_on_the_network_is_dialed_again_after_the_redial_delay, setup,
+            teardown),
+        cmocka_unit_test_setup_teardown(the_side_that_answered_waits_for_the_dialers_new_offer,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, dtls_fixture_group_setup, dtls_fixture_group_teardown);
 }
