@@ -205,6 +205,7 @@ typedef struct {
     bool used;
     zq_addr_t ip;        /* port ignored: permissions are per IP (RFC 8656 §9) */
     uint64_t refresh_ms; /* next CreatePermission */
+    uint64_t expires_ms; /* when the server drops it unless refreshed (RFC 8656 §9: 300 s) */
     bool installed;
     bool in_use;         /* data went either way since the last refresh: refresh it */
 } turn_permission_t;
@@ -214,6 +215,7 @@ typedef struct {
     zq_addr_t peer;
     uint16_t number;
     uint64_t refresh_ms;
+    uint64_t expires_ms; /* when the server unbinds it unless refreshed (§12: 600 s) */
     bool bound;
     bool in_use;         /* as turn_permission_t's */
 } turn_channel_t;
@@ -230,6 +232,7 @@ typedef struct {
     zq_addr_t mapped;
     uint32_t lifetime_s;
     uint64_t refresh_ms;   /* next Refresh */
+    uint64_t expires_ms;   /* when the server forgets the allocation unless refreshed */
     turn_txn_t txns[ZQ_TURN_MAX_TXNS];
     turn_permission_t perms[ZQ_TURN_MAX_PERMISSIONS];
     turn_channel_t channels[ZQ_TURN_MAX_CHANNELS];
@@ -239,6 +242,7 @@ typedef struct {
     uint8_t ev_head, ev_count;
     uint32_t dropped;      /* datagrams from the server that were not TURN, or unanswered */
     uint32_t refreshes;    /* Refresh requests answered with success */
+    uint32_t refresh_retries; /* unanswered Refreshes tried again while the lifetime lasted */
     uint32_t new_nonces;   /* requests sent again after a 438 (stale nonce) */
 } turn_client_t;
 

@@ -11,8 +11,11 @@
 #define FINAL_WAIT 16       /* Rm */
 #define DEFAULT_RTO_MS 500  /* RFC 8489 §6.2.1's suggestion when nothing is known of the path */
 #define REFRESH_EARLY_S 60  /* Refresh a minute before the lifetime ends */
-#define PERMISSION_REFRESH_MS (240u * 1000u) /* permissions last 300 s (RFC 8656 §9) */
-#define CHANNEL_REFRESH_MS (540u * 1000u)    /* channels last 600 s (RFC 8656 §12) */
+#define REFRESH_RETRY_MS 5000 /* an unanswered Refresh is tried again this much later */
+#define PERMISSION_LIFETIME_MS (300u * 1000u) /* RFC 8656 §9 */
+#define CHANNEL_LIFETIME_MS (600u * 1000u)    /* RFC 8656 §12 */
+#define PERMISSION_REFRESH_MS (PERMISSION_LIFETIME_MS - 60u * 1000u)
+#define CHANNEL_REFRESH_MS (CHANNEL_LIFETIME_MS - 60u * 1000u)
 
 /* ---- Events ------------------------------------------------------------------------------ */
 
@@ -252,32 +255,53 @@ static uint64_t earliest(const turn_client_t *t)
 }
 
 /* A refused or unanswered CreatePermission or ChannelBind gives its slot back: the next
- * send to that peer asks again instead of finding a permission that never came. */
-static void forget_peer(turn_client_t *t, const turn_txn_t *x)
+ * send to that peer asks again instead of finding a permission that never came. But a
+ * refresh the server did not answer (the network is down for a while) keeps what the server
+ * still holds and asks again until it would have expired there: a channel forgotten here
+ * while the server still binds it would lose what the peer sends on it. @return whether the
+ * slot was kept. */
+static bool forget_peer(turn_client_t *t, uint64_t now, const turn_txn_t *x, uint16_t code)
 {
     turn_permission_t *p = x->type == TURN_CREATE_PERMISSION_REQUEST ? find_permission(t, &x->peer)
                                                                      : NULL;
     turn_channel_t *c = x->type == TURN_CHANNEL_BIND_REQUEST ? find_channel(t, &x->peer, 0) : NULL;
+    bool retry = code == 0;
+    if (p != NULL && retry && p->installed && now + REFRESH_RETRY_MS < p->expires_ms) {
+        p->refresh_ms = now + REFRESH_RETRY_MS;
+        p->in_use = true;
+        return true;
+    }
+    if (c != NULL && retry && c->bound && now + REFRESH_RETRY_MS < c->expires_ms) {
+        c->refresh_ms = now + REFRESH_RETRY_MS;
+        c->in_use = true;
+        return true;
+    }
     if (p != NULL) {
         p->used = false;
     }
     if (c != NULL) {
         c->used = false;
     }
+    return false;
 }
 
-/* Request @p x failed (@p code: the server's error, 0 when unanswered): without its Allocate or
- * Refresh the allocation is gone; a release is over either way; a permission or channel is
+/* Request @p x failed (@p code: the server's error, 0 when unanswered): without its Allocate the
+ * allocation never was; a Refresh the server refused ends it, one it did not answer (the
+ * network is down for a while) is tried again until the lifetime is over, when the server
+ * forgets it too (RFC 8656 §7.2); a release is over either way; a permission or channel is
  * refused. */
-static void txn_failed(turn_client_t *t, turn_txn_t *x, uint16_t code)
+static void txn_failed(turn_client_t *t, uint64_t now, turn_txn_t *x, uint16_t code)
 {
     x->active = false;
-    if (x->type == TURN_ALLOCATE_REQUEST || (x->type == TURN_REFRESH_REQUEST && !x->release)) {
+    bool refresh = x->type == TURN_REFRESH_REQUEST && !x->release;
+    if (refresh && code == 0 && now + REFRESH_RETRY_MS < t->expires_ms) {
+        t->refresh_ms = now + REFRESH_RETRY_MS;
+        t->refresh_retries++;
+    } else if (x->type == TURN_ALLOCATE_REQUEST || refresh) {
         fail(t, code);
     } else if (x->release) {
         t->state = TURN_IDLE;
-    } else {
-        forget_peer(t, x);
+    } else if (!forget_peer(t, now, x, code)) {
         push(t, &(turn_event_t){.type = TURN_EVENT_REFUSED, .peer = x->peer, .code = code});
     }
 }
@@ -290,7 +314,7 @@ uint64_t turn_client_timeout(turn_client_t *t, uint64_t now)
             continue;
         }
         if (x->sends >= MAX_SENDS) { /* RFC 8489 §6.2.1: Rm x RTO after the last send */
-            txn_failed(t, x, 0);
+            txn_failed(t, now, x, 0);
         } else {
             x->due = true; /* again, with the same transaction id */
             x->next_ms = now;
@@ -349,6 +373,7 @@ static void schedule_refresh(turn_client_t *t, uint64_t now, uint32_t lifetime_s
                                                        : lifetime_s / 2;
     t->lifetime_s = lifetime_s;
     t->refresh_ms = now + (uint64_t)wait_s * 1000u;
+    t->expires_ms = now + (uint64_t)lifetime_s * 1000u;
 }
 
 static void allocated(turn_client_t *t, uint64_t now, const stun_msg_t *msg,
@@ -380,18 +405,22 @@ static void succeeded(turn_client_t *t, uint64_t now, turn_txn_t *x, const stun_
             break;
         }
         t->refreshes++;
-        if (a->present & TURN_HAS_LIFETIME) {
-            schedule_refresh(t, now, a->lifetime_s);
-        }
+        schedule_refresh(t, now, (a->present & TURN_HAS_LIFETIME) ? a->lifetime_s : t->lifetime_s);
         break;
     case TURN_CREATE_PERMISSION_REQUEST:
-        if ((p = find_permission(t, &x->peer)) != NULL && !p->installed) {
+        if ((p = find_permission(t, &x->peer)) != NULL) {
+            p->expires_ms = now + PERMISSION_LIFETIME_MS;
+        }
+        if (p != NULL && !p->installed) {
             p->installed = true;
             push(t, &(turn_event_t){.type = TURN_EVENT_PERMISSION, .peer = x->peer});
         }
         break;
     case TURN_CHANNEL_BIND_REQUEST:
-        if ((c = find_channel(t, &x->peer, 0)) != NULL && !c->bound) {
+        if ((c = find_channel(t, &x->peer, 0)) != NULL) {
+            c->expires_ms = now + CHANNEL_LIFETIME_MS;
+        }
+        if (c != NULL && !c->bound) {
             c->bound = true;
             push(t, &(turn_event_t){.type = TURN_EVENT_CHANNEL, .peer = x->peer,
                                     .channel = c->number});
@@ -409,7 +438,7 @@ static void refused(turn_client_t *t, uint64_t now, turn_txn_t *x, const stun_ms
         retry_with_credential(t, now, x, msg)) {
         return;
     }
-    txn_failed(t, x, code);
+    txn_failed(t, now, x, code);
 }
 
 /* An answer to one of our requests: authenticated with our key once we have one (a 401 that

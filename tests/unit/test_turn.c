@@ -392,6 +392,90 @@ static void a_refused_permission_gives_its_slot_back_and_can_be_asked_again(void
     assert_int_equal(req.type, TURN_CREATE_PERMISSION_REQUEST);
 }
 
+/* Runs the client's clock to @p until, dropping what it sends (the network is down), or
+ * only its ChannelBinds when @p only_channels_lost; @return how many of its requests were of
+ * @p type. */
+static unsigned run_dropping(uint64_t until, uint16_t type, bool only_channels_lost)
+{
+    unsigned n = 0;
+    while (now < until) {
+        while (take_request()) {
+            n += req.type == type;
+            if (only_channels_lost && req.type == TURN_REFRESH_REQUEST) {
+                reply(TURN_REFRESH_SUCCESS, 0, true, allocation);
+            } else if (only_channels_lost && req.type == TURN_CREATE_PERMISSION_REQUEST) {
+                reply(TURN_CREATE_PERMISSION_SUCCESS, 0, true, NULL);
+            }
+        }
+        uint64_t next = turn_client_timeout(&turn, now);
+        now = next < until ? next : until;
+    }
+    return n;
+}
+
+/* RFC 8656 §7.2: the allocation lives until its lifetime ends unless refreshed. A Refresh
+ * nobody answered (the network is down) is tried again while the server still holds the
+ * allocation, and one that gets through keeps it; only a lifetime gone by ends it. */
+static void an_unanswered_refresh_is_tried_again_until_the_lifetime_ends(void **state)
+{
+    (void)state;
+    allocate(); /* at 1 s, 600 s of lifetime: refreshed from 541 s */
+    unsigned refreshes = run_dropping(1000 + 590000, TURN_REFRESH_REQUEST, false);
+    turn_event_t ev;
+    assert_false(next_event(&ev)); /* not failed: the server still has it */
+    assert_int_equal(turn.state, TURN_ALLOCATED);
+    assert_true(turn.refresh_retries >= 1);
+    assert_true(refreshes > 7); /* more than one transaction's sends */
+    (void)turn_client_timeout(&turn, now);
+    while (!take_request() || req.type != TURN_REFRESH_REQUEST) {
+        now += 100;
+        (void)turn_client_timeout(&turn, now);
+    }
+    reply(TURN_REFRESH_SUCCESS, 0, true, allocation); /* the network is back */
+    assert_int_equal(turn.state, TURN_ALLOCATED);
+    (void)run_dropping(now + 700000, TURN_REFRESH_REQUEST, false); /* down for good */
+    assert_true(next_event(&ev));
+    assert_int_equal(ev.type, TURN_EVENT_FAILED);
+    assert_int_equal(ev.code, 0);
+}
+
+/* A channel whose refresh went unanswered stays bound while the server still binds it (RFC
+ * 8656 §12: 600 s): what the peer sends on it meanwhile is still read. Past that, the slot is
+ * given back and the peer is reported refused. (The allocation's Refreshes and the
+ * permission's are answered here, so that only the channel's go unanswered.) */
+static void an_unanswered_channel_refresh_keeps_the_channel_until_it_would_expire(void **state)
+{
+    (void)state;
+    allocate();
+    grant_permission(&peer);
+    assert_int_equal(turn_client_bind(&turn, now, &peer), ZQ_OK);
+    assert_true(take_request());
+    assert_int_equal(req.type, TURN_CHANNEL_BIND_REQUEST);
+    reply(TURN_CHANNEL_BIND_SUCCESS, 0, true, NULL);
+    turn_event_t ev;
+    while (next_event(&ev)) {
+    }
+    uint8_t wire[64];
+    uint64_t bound_at = now;
+    assert_true(turn_client_wrap(&turn, &peer, (const uint8_t *)"x", 1, wire, sizeof wire) > 0);
+    unsigned binds = run_dropping(bound_at + 595000, TURN_CHANNEL_BIND_REQUEST, true);
+    size_t n = turn_channel_data_write(wire, sizeof wire, 0x4000, (const uint8_t *)"y", 1);
+    turn_client_handle(&turn, now, wire, n);
+    bool data = false, refused = false;
+    while (next_event(&ev)) {
+        data |= ev.type == TURN_EVENT_DATA;
+        refused |= ev.type == TURN_EVENT_REFUSED;
+    }
+    assert_true(data);
+    assert_false(refused);
+    assert_true(binds > 7); /* tried again, more than one transaction's sends */
+    (void)run_dropping(bound_at + 640000, TURN_CHANNEL_BIND_REQUEST, true);
+    while (next_event(&ev)) {
+        refused |= ev.type == TURN_EVENT_REFUSED;
+    }
+    assert_true(refused);
+}
+
 static void asking_again_for_a_permission_sends_nothing(void **state)
 {
     (void)state;
@@ -507,6 +591,8 @@ int main(void)
         cmocka_unit_test_setup(a_refused_permission_gives_its_slot_back_and_can_be_asked_again,
                                setup),
         cmocka_unit_test_setup(asking_again_for_a_permission_sends_nothing, setup),
+        cmocka_unit_test_setup(an_unanswered_refresh_is_tried_again_until_the_lifetime_ends, setup),
+        cmocka_unit_test_setup(an_unanswered_channel_refresh_keeps_the_channel_until_it_would_expire, setup),
         cmocka_unit_test(turn_urls_name_scheme_server_and_transport_with_default_ports),
         cmocka_unit_test(
             turn_urls_with_names_or_other_transports_are_unsupported_and_broken_ones_malformed),
