@@ -287,7 +287,10 @@ static void pump_peer(node_t *n, int i, uint64_t now)
                 if (e != NULL) {
                     e->elapsed_ms = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
                 }
-                if (e != NULL && ice_agent_usable_types(&np->peer.ice, &local, &remote)) {
+                if (e != NULL && np->peer.have_path &&
+                    ice_agent_path_types(&np->peer.ice, &np->peer.path_local,
+                                         &np->peer.path_remote, &local, &remote)) {
+                    e->path_known = true;
                     e->path_local = (uint8_t)local;
                     e->path_remote = (uint8_t)remote;
                 }

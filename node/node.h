@@ -65,8 +65,9 @@ typedef struct {
     peer_failure_t failure;    /**< PEER_GONE after a failure */
     uint32_t elapsed_ms;       /**< PEER_CONNECTED: from the offer (sent or received) to the
                                     open channel */
-    uint8_t path_local;        /**< PEER_CONNECTED: the candidate types of the pair data */
-    uint8_t path_remote;       /**< goes on, ice_cand_type_t (ice_agent_usable_types) */
+    bool path_known;           /**< PEER_CONNECTED: the candidate types of the path DTLS took */
+    uint8_t path_local;        /**< (peer_t's path_local, path_remote), ice_cand_type_t: */
+    uint8_t path_remote;       /**< ice_agent_path_types() */
     ice_tried_t tried;         /**< PEER_GONE after a failure before ICE selected a pair: what
                                     the checks covered; else all 0 */
 } node_event_t;
@@ -194,8 +195,8 @@ const char *node_peer_id(const node_t *n, uint8_t peer);
 
 /**
  * A line for a log about a peer event (node_describe.c), without the peer's id:
- * "connected in 412 ms over host -> srflx" (the candidate types of the pair data goes on:
- * ours, then theirs), "gone", "gone: DTLS handshake failed", or, failed before ICE found a path, what it
+ * "connected in 412 ms over host -> srflx" (the candidate types of the path DTLS took: ours,
+ * then theirs; "connected in 412 ms" if ICE cannot name them), "gone", "gone: DTLS handshake failed", or, failed before ICE found a path, what it
  * tried: "gone: no ICE candidate pair worked; ICE tried 4 pairs, 0 answered; our candidates
  * host srflx, theirs host srflx".
  * @return its length; 0 and "" for other events.

@@ -1,5 +1,5 @@
 /* What a peer event says to a person reading a log: how a peer connected (the candidate types
- * of the pair data goes on, which tell a direct path from a NAT-punched one from a relayed one)
+ * of the path DTLS took, which tell a direct path from a NAT-punched one from a relayed one)
  * and why one failed (for ICE: what was tried, so "no relay was offered" or "the peer sent no
  * server-reflexive candidate" can be read off the line). One writer for every runner. */
 #include "node/node.h"
@@ -39,10 +39,13 @@ size_t node_describe_event(const node_event_t *ev, char *out, size_t cap)
     if (ev->type == NODE_EVENT_PEER_CONNECTED) {
         zq_write_str(&w, "connected in ");
         zq_write_udec(&w, ev->elapsed_ms);
-        zq_write_str(&w, " ms over ");
-        zq_write_str(&w, ice_cand_type_name((ice_cand_type_t)ev->path_local));
-        zq_write_str(&w, " -> ");
-        zq_write_str(&w, ice_cand_type_name((ice_cand_type_t)ev->path_remote));
+        zq_write_str(&w, " ms");
+        if (ev->path_known) {
+            zq_write_str(&w, " over ");
+            zq_write_str(&w, ice_cand_type_name((ice_cand_type_t)ev->path_local));
+            zq_write_str(&w, " -> ");
+            zq_write_str(&w, ice_cand_type_name((ice_cand_type_t)ev->path_remote));
+        }
     } else if (ev->type == NODE_EVENT_PEER_GONE) {
         zq_write_str(&w, "gone");
         if (ev->failure != PEER_FAIL_NONE) {

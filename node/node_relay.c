@@ -26,11 +26,14 @@ static bool usable(const node_t *n)
     return n->relay.turn.state == TURN_ALLOCATED;
 }
 
-/* The host that talks to the server: the first of its family. */
+/* The host that talks to the server: the first of its family that can reach it (a loopback
+ * host reaches only a loopback server). */
 static const zq_addr_t *host_for(const node_t *n, const zq_addr_t *server)
 {
     for (uint8_t h = 0; h < n->cfg.n_hosts; h++) {
-        if (n->cfg.hosts[h].family == server->family) {
+        const zq_addr_t *host = &n->cfg.hosts[h];
+        if (host->family == server->family &&
+            zq_addr_is_loopback(host) == zq_addr_is_loopback(server)) {
             return &n->cfg.hosts[h];
         }
     }

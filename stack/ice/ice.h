@@ -379,11 +379,13 @@ bool ice_agent_knows_remote(const ice_agent_t *agent, const zq_addr_t *addr);
  *  offer or answer written now can say a=end-of-candidates (RFC 8838 §8.2). */
 bool ice_agent_gathering_done(const ice_agent_t *agent);
 
-/** The candidate types of ice_agent_usable_pair()'s pair: @p local is the type of the
- *  candidate checks leave from (host or relay: a server-reflexive candidate is paired by its
- *  base, RFC 8445 §6.1.2.4), @p remote the peer's (host, srflx, prflx or relay). */
-bool ice_agent_usable_types(const ice_agent_t *agent, ice_cand_type_t *local,
-                            ice_cand_type_t *remote);
+/** The candidate types of a path, as a log names it: @p local the type of our candidate whose
+ *  base is @p local (host or relay: a server-reflexive candidate is paired by its base,
+ *  RFC 8445 §6.1.2.4), @p remote the type of the peer's candidate at @p remote (host, srflx,
+ *  prflx or relay). False if either is unknown. */
+bool ice_agent_path_types(const ice_agent_t *agent, const zq_addr_t *local,
+                          const zq_addr_t *remote, ice_cand_type_t *local_type,
+                          ice_cand_type_t *remote_type);
 
 /** What the checks covered, for saying why an agent failed: each mask holds bit
  *  (1u << ice_cand_type_t) for each type seen among the candidates on that side. */

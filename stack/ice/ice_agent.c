@@ -473,17 +473,10 @@ static uint8_t best_valid_pair(const ice_agent_t *a)
     return best;
 }
 
-/* The pair data goes on (ice_agent_usable_pair), or ICE_NONE. */
-static uint8_t usable_pair(const ice_agent_t *a)
-{
-    uint8_t pair = a->selected != ICE_NONE ? a->selected : best_valid_pair(a);
-    return ice_is_terminal(a) ? ICE_NONE : pair;
-}
-
 bool ice_agent_usable_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *remote)
 {
-    uint8_t pair = usable_pair(a);
-    if (pair == ICE_NONE) {
+    uint8_t pair = a->selected != ICE_NONE ? a->selected : best_valid_pair(a);
+    if (pair == ICE_NONE || ice_is_terminal(a)) {
         return false;
     }
     const ice_pair_t *p = &a->pairs[pair];
@@ -492,16 +485,16 @@ bool ice_agent_usable_pair(const ice_agent_t *a, zq_addr_t *local, zq_addr_t *re
     return true;
 }
 
-bool ice_agent_usable_types(const ice_agent_t *a, ice_cand_type_t *local,
-                            ice_cand_type_t *remote)
+bool ice_agent_path_types(const ice_agent_t *a, const zq_addr_t *local, const zq_addr_t *remote,
+                          ice_cand_type_t *local_type, ice_cand_type_t *remote_type)
 {
-    uint8_t pair = usable_pair(a);
-    if (pair == ICE_NONE) {
+    uint8_t l = ice_find_base(a, local);
+    uint8_t r = ice_find_remote(a, remote);
+    if (l == ICE_NONE || r == ICE_NONE) {
         return false;
     }
-    const ice_pair_t *p = &a->pairs[pair];
-    *local = a->local[p->local].cand.type;
-    *remote = a->remote[p->remote].type;
+    *local_type = a->local[l].cand.type;
+    *remote_type = a->remote[r].type;
     return true;
 }
 

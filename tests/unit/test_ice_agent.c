@@ -421,6 +421,32 @@ static void response_to_no_transaction_is_counted(void **state)
     assert_int_equal(ice_agent_stats(&agent)->rx_unknown_txn, 1);
 }
 
+/* A loopback address reaches only this host's loopback: it is paired with a loopback remote
+ * candidate only, and a routable one with routable ones; ice_agent_tried() counts the pairs. */
+static void a_loopback_candidate_is_paired_only_with_a_loopback_one(void **state)
+{
+    (void)state;
+    init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    zq_addr_t lo = zq_addr_v4(127, 0, 0, 1, 5001);
+    assert_int_equal(ice_agent_add_host_candidate(&agent, 0, &lo), ZQ_OK);
+    ice_candidate_t routable = {.foundation = "1", .component = 1, .priority = 1000,
+                                .type = ICE_CAND_HOST, .addr = peer()};
+    ice_candidate_t loopback = {.foundation = "2", .component = 1, .priority = 900,
+                                .type = ICE_CAND_HOST, .addr = zq_addr_v4(127, 0, 0, 1, 6001)};
+    assert_int_equal(ice_agent_add_remote_candidate(&agent, 0, &routable), ZQ_OK);
+    assert_int_equal(ice_agent_add_remote_candidate(&agent, 0, &loopback), ZQ_OK);
+    ice_tried_t t;
+    ice_agent_tried(&agent, &t);
+    assert_int_equal(t.pairs, 2); /* 192.168.1.10 - .20 and 127.0.0.1 - 127.0.0.1, not 4 */
+    assert_int_equal(t.pairs_valid, 0);
+    assert_int_equal(t.local_types, 1u << ICE_CAND_HOST);
+    assert_int_equal(t.remote_types, 1u << ICE_CAND_HOST);
+    ice_transmit_t tx;
+    while (ice_agent_poll_transmit(&agent, &tx)) {
+        assert_int_equal(zq_addr_is_loopback(&tx.local), zq_addr_is_loopback(&tx.remote));
+    }
+}
+
 static void forged_response_is_dropped_and_check_continues(void **state)
 {
     (void)state;
@@ -810,6 +836,7 @@ int main(void)
         LITE(datagram_on_a_foreign_address_is_counted),
         LITE(response_to_no_transaction_is_counted),
         LITE(forged_response_is_dropped_and_check_continues),
+        LITE(a_loopback_candidate_is_paired_only_with_a_loopback_one),
         LITE(check_carries_username_priority_and_role),
         LITE(a_full_agent_may_send_on_its_first_valid_pair_before_nominating),
         LITE(a_lite_agent_has_no_pair_to_send_on_until_it_is_nominated),
