@@ -1,6 +1,8 @@
 /* Hosting a node on this machine (see node_host.h). */
 #include "cli/node_host.h"
 
+#include <stdio.h>
+
 #include "cli/cli.h"
 
 static uint8_t arena[ZQ_NODE_HOST_ARENA];
@@ -33,17 +35,27 @@ static size_t host_addresses(const zq_addr_t *want, zq_addr_t *out, size_t cap)
     return kept;
 }
 
+/* One socket per address of @p addrs that opens: nh's sockets and bound addresses. */
+static void open_sockets(zq_node_host_t *nh, const zq_addr_t *addrs, size_t n)
+{
+    nh->n_socks = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (zq_port_udp_open(&nh->socks[nh->n_socks], &addrs[i], &nh->bound[nh->n_socks]) ==
+            ZQ_OK) {
+            nh->n_socks++;
+        }
+    }
+}
+
 uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_config_t *cfg)
 {
     zq_addr_t addrs[ZQ_NODE_MAX_HOSTS];
-    size_t n = host_addresses(want, addrs, ZQ_NODE_MAX_HOSTS);
-    nh->n_socks = 0;
-    for (size_t i = 0; i < n; i++) {
-        zq_addr_t bound;
-        if (zq_port_udp_open(&nh->socks[nh->n_socks], &addrs[i], &bound) == ZQ_OK) {
-            nh->n_socks++;
-            cfg->hosts[cfg->n_hosts++] = bound;
-        }
+    zq_addr_t any = zq_cli_any_addr(want->family, 0);
+    nh->want = *want;
+    nh->watch = zq_addr_equal(want, &any);
+    open_sockets(nh, addrs, host_addresses(want, addrs, ZQ_NODE_MAX_HOSTS));
+    for (uint8_t i = 0; i < nh->n_socks; i++) {
+        cfg->hosts[cfg->n_hosts++] = nh->bound[i];
     }
     return nh->n_socks;
 }
@@ -54,6 +66,61 @@ void zq_node_host_close_udp(zq_node_host_t *nh)
         zq_port_udp_close(nh->socks[i]);
     }
     nh->n_socks = 0;
+}
+
+/* ---- Following the machine's addresses ---------------------------------------------------- */
+
+static bool same_ips(const zq_node_host_t *nh, const zq_addr_t *addrs, size_t n)
+{
+    if (n != nh->n_socks) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!zq_addr_same_ip(&addrs[i], &nh->bound[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void say_addresses(const zq_node_host_t *nh, const char *label)
+{
+    (void)fprintf(stderr, "%s", label);
+    for (uint8_t i = 0; i < nh->n_socks; i++) {
+        char text[ZQ_ADDR_TEXT_MAX];
+        zq_addr_format(&nh->bound[i], text, sizeof text);
+        (void)fprintf(stderr, " %s", text);
+    }
+}
+
+/* A DHCP renewal or another network: the sockets bound to the old addresses reach nobody, so
+ * new ones are opened, the node drops what it made from the old ones, and the signalling
+ * connection (bound to an old address too) is replaced: the room sees us rejoin. */
+static void watch_addresses(zq_node_host_t *nh, uint64_t now)
+{
+    if (!nh->watch || now < nh->next_check) {
+        return;
+    }
+    nh->next_check = now + ZQ_NODE_HOST_ADDRESS_CHECK_MS;
+    zq_addr_t addrs[ZQ_NODE_MAX_HOSTS];
+    size_t n = host_addresses(&nh->want, addrs, ZQ_NODE_MAX_HOSTS);
+    if (same_ips(nh, addrs, n)) {
+        return;
+    }
+    (void)fprintf(stderr, "zq %s: the host's addresses changed:", nh->sig.cmd);
+    say_addresses(nh, "");
+    for (uint8_t i = 0; i < nh->n_socks; i++) {
+        zq_loop_remove_socket(nh->loop, nh->socks[i]);
+        zq_port_udp_close(nh->socks[i]);
+    }
+    open_sockets(nh, addrs, n);
+    say_addresses(nh, " ->");
+    (void)fprintf(stderr, "; rejoining\n");
+    for (uint8_t i = 0; i < nh->n_socks; i++) {
+        (void)zq_loop_add_socket(nh->loop, nh->driver, nh->socks[i], &nh->bound[i]);
+    }
+    zq_sig_link_close(&nh->sig);
+    zq_host_hosts_changed(&nh->host, now, nh->bound, nh->n_socks);
 }
 
 /* ---- Loop driver: the loop's inputs into the host, the host's outputs out ------------------ */
@@ -68,6 +135,7 @@ static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
 static void drv_timeout(void *obj, uint64_t now)
 {
     zq_node_host_t *nh = obj;
+    watch_addresses(nh, now);
     zq_sig_link_timeout(&nh->sig, now);
     zq_host_handle_timeout(&nh->host, now);
 }
@@ -75,7 +143,8 @@ static void drv_timeout(void *obj, uint64_t now)
 static uint64_t drv_next_timeout(void *obj)
 {
     zq_node_host_t *nh = obj;
-    return zq_host_next_timeout(&nh->host);
+    uint64_t t = zq_host_next_timeout(&nh->host);
+    return nh->watch ? zq_time_min(t, nh->next_check) : t;
 }
 
 static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const uint8_t **data,
@@ -116,10 +185,10 @@ zq_err_t zq_node_host_drive(zq_node_host_t *nh, zq_loop_t *loop, const node_conf
     nh->loop = loop;
     nh->after_io = after_io;
     nh->ctx = ctx;
-    size_t id;
-    zq_err_t err = zq_loop_add_driver(loop, &host_driver, nh, &id);
+    nh->next_check = zq_loop_now(loop) + ZQ_NODE_HOST_ADDRESS_CHECK_MS;
+    zq_err_t err = zq_loop_add_driver(loop, &host_driver, nh, &nh->driver);
     for (uint8_t i = 0; i < nh->n_socks && err == ZQ_OK; i++) {
-        err = zq_loop_add_socket(loop, id, nh->socks[i], &cfg->hosts[i]);
+        err = zq_loop_add_socket(loop, nh->driver, nh->socks[i], &cfg->hosts[i]);
     }
     return err;
 }

@@ -46,8 +46,17 @@ typedef struct {
     void (*after_io)(void *ctx, uint64_t now);
     void *ctx;
     zq_socket_t socks[ZQ_NODE_MAX_HOSTS]; /* one per host candidate */
+    zq_addr_t bound[ZQ_NODE_MAX_HOSTS];   /* where each is bound */
     uint8_t n_socks;
+    zq_addr_t want;                       /* what zq_node_host_open_udp() was asked for */
+    bool watch;                           /* every address: follow the machine's changes */
+    uint64_t next_check;                  /* when the addresses are looked at again */
+    size_t driver;                        /* our id on the loop */
 } zq_node_host_t;
+
+/** How often a node bound to every address looks whether they changed (a DHCP renewal, a
+ *  move to another network): then it opens sockets on the new ones and rejoins. */
+#define ZQ_NODE_HOST_ADDRESS_CHECK_MS 2000
 
 /** Starts the arena and makes the node's certificate and DTLS context. @return false when no
  *  certificate could be made. */
@@ -57,7 +66,8 @@ bool zq_node_host_identity(zq_rand_t *rand, dtls_identity_t *identity, dtls_cont
  * Opens one UDP socket per host address, bound to it, so a datagram's local address says
  * which candidate it reached, as ICE needs (RFC 8445 §7.3): @p want itself, or for an
  * unspecified address every address of its family (loopback too: a browser on this host
- * reaches us there). Fills @p nh's sockets and @p cfg's hosts. @return how many opened.
+ * reaches us there), which are then looked at every ZQ_NODE_HOST_ADDRESS_CHECK_MS. Fills
+ * @p nh's sockets and @p cfg's hosts. @return how many opened.
  */
 uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_config_t *cfg);
 

@@ -151,6 +151,15 @@ void zq_host_signal_opened(zq_host_t *h, uint64_t now)
     node_signal_connected(h->node);
 }
 
+void zq_host_hosts_changed(zq_host_t *h, uint64_t now, const zq_addr_t *hosts, uint8_t n_hosts)
+{
+    node_set_hosts(h->node, now, hosts, n_hosts);
+    h->signal_up = false;
+    h->reconnect_at = now;
+    h->frame_len = 0;
+    zq_host_settle(h, now); /* the peers' PEER_GONE reach the application */
+}
+
 /* ZeroQ's backoff (zeroq-wire.md §4); peers stay up meanwhile. */
 uint32_t zq_host_signal_down(zq_host_t *h, uint64_t now)
 {

@@ -124,5 +124,11 @@ void zq_host_signal_opened(zq_host_t *h, uint64_t now);
 /** The connection ended, or a try failed: the next try is due after the returned wait (ms).
  *  A frame polled and not sent is dropped: the node joins afresh on the next connection. */
 uint32_t zq_host_signal_down(zq_host_t *h, uint64_t now);
+/** The machine's addresses changed (a DHCP renewal, another network): the node drops what it
+ *  made from the old ones (node_set_hosts) and a new signalling connection is due at once,
+ *  so the room sees this node leave and come back with its new candidates. The port closes
+ *  the old connection (its socket is bound to an address that is gone) and its UDP sockets,
+ *  and opens the new ones. */
+void zq_host_hosts_changed(zq_host_t *h, uint64_t now, const zq_addr_t *hosts, uint8_t n_hosts);
 
 #endif /* ZQ_HOST_HOST_H */

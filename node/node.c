@@ -201,6 +201,19 @@ static void wait_list_remove(node_t *n, const char *id)
     }
 }
 
+void node_set_hosts(node_t *n, uint64_t now, const zq_addr_t *hosts, uint8_t n_hosts)
+{
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            forget(n, i, PEER_FAIL_NONE);
+        }
+    }
+    n->n_waiting = 0;
+    node_relay_forget(n, now);
+    n->cfg.n_hosts = n_hosts < ZQ_NODE_MAX_HOSTS ? n_hosts : ZQ_NODE_MAX_HOSTS;
+    memcpy(n->cfg.hosts, hosts, n->cfg.n_hosts * sizeof hosts[0]);
+}
+
 /* A slot nobody holds, not even a peer still draining its last datagrams. */
 static bool has_idle_slot(const node_t *n)
 {

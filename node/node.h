@@ -190,6 +190,15 @@ size_t node_send_room(const node_t *n, uint8_t peer);
 /** The remote peer's signalling id. */
 const char *node_peer_id(const node_t *n, uint8_t peer);
 
+/**
+ * The host's addresses changed (a DHCP renewal, another network): every connection was made
+ * from the old ones, so each peer is gone (NODE_EVENT_PEER_GONE), nobody is waited for, and
+ * the TURN allocation, whose 5-tuple is gone too, is dropped (the next ice_servers frame
+ * starts another). The caller then rejoins (a new signalling connection), so that the room
+ * sees this node leave and come back and its members dial the new candidates.
+ */
+void node_set_hosts(node_t *n, uint64_t now, const zq_addr_t *hosts, uint8_t n_hosts);
+
 /** Longest text node_describe_event() writes, plus NUL. */
 #define NODE_DESCRIBE_MAX 160
 

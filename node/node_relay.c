@@ -252,6 +252,13 @@ void node_relay_close(node_t *n, uint64_t now)
     }
 }
 
+void node_relay_forget(node_t *n, uint64_t now)
+{
+    (void)now;
+    n->relay.turn.state = TURN_IDLE;
+    n->relay.deadline = ZQ_TIME_NEVER;
+}
+
 #else /* !ZQ_NODE_TURN */
 
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
@@ -305,6 +312,11 @@ uint64_t node_relay_next_timeout(const node_t *n)
 }
 
 void node_relay_close(node_t *n, uint64_t now)
+{
+    (void)n, (void)now;
+}
+
+void node_relay_forget(node_t *n, uint64_t now)
 {
     (void)n, (void)now;
 }

@@ -39,4 +39,8 @@ uint64_t node_relay_next_timeout(const node_t *n);
 /** Ends the allocation (RFC 8656 §7: a Refresh with lifetime 0). */
 void node_relay_close(node_t *n, uint64_t now);
 
+/** Drops the allocation without a word (the host address it was made from is gone: the
+ *  server lets it expire), so that the next ice_servers frame starts another. */
+void node_relay_forget(node_t *n, uint64_t now);
+
 #endif

@@ -45,6 +45,18 @@ zq_err_t zq_loop_add_socket(zq_loop_t *loop, size_t id, zq_socket_t sock, const 
     return ZQ_OK;
 }
 
+void zq_loop_remove_socket(zq_loop_t *loop, zq_socket_t sock)
+{
+    for (size_t i = 0; i < loop->socket_count; i++) {
+        if (loop->sockets[i].sock == sock) {
+            memmove(&loop->sockets[i], &loop->sockets[i + 1],
+                    (loop->socket_count - i - 1) * sizeof loop->sockets[0]);
+            loop->socket_count--;
+            return;
+        }
+    }
+}
+
 zq_err_t zq_loop_add_fd(zq_loop_t *loop, int fd, zq_loop_fd_fn fn, void *ctx)
 {
     if (fd < 0 || fn == NULL) {

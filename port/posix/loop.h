@@ -129,6 +129,10 @@ zq_err_t zq_loop_add_driver(zq_loop_t *loop, const zq_driver_t *ops, void *obj, 
  */
 zq_err_t zq_loop_add_socket(zq_loop_t *loop, size_t id, zq_socket_t sock, const zq_addr_t *local);
 
+/** Forgets @p sock (the caller closes it). Not from inside a datagram callback: call it from a
+ *  driver's timeout or after_io, where no socket is being read. */
+void zq_loop_remove_socket(zq_loop_t *loop, zq_socket_t sock);
+
 /**
  * Watches @p fd for reading; @p fn is called with @p ctx (borrowed) when it is readable or
  * hung up. The fd stays the caller's. @return ZQ_OK, ZQ_ERR_CAPACITY, ZQ_ERR_INVALID_ARG.

@@ -121,9 +121,10 @@ async function openPage(room, query) {
 
 // ---- The checks shared by every direction ----------------------------------------------------
 
-// zq echo's line for a peer whose channel opened, with its own timing when it prints one.
+// zq echo's line for a peer whose channel opened, with its own timing and the candidate types
+// of its path ("412 ms over host -> prflx") when it prints them.
 function peerConnected(id) {
-  return new RegExp(`^zq echo: peer ${id} connected( \\((.*)\\))?$`);
+  return new RegExp(`^zq echo: peer ${id} connected( in (.*))?$`);
 }
 
 async function opened(page, echo, who, wantRole) {

@@ -582,6 +582,35 @@ static void the_side_that_answered_waits_for_the_dialers_new_offer(void **state)
     assert_int_equal(node.stats.redials, 0);
 }
 
+/* A DHCP renewal: the node's connections and its allocation were made from the old address,
+ * so each peer is gone and the allocation dropped; the next ice_servers frame (the rejoin's)
+ * allocates again, from the new address. */
+static void new_host_addresses_drop_the_peers_and_the_allocation_made_from_the_old(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    assert_true(run_until_connected(10000));
+    zq_addr_t renewed = zq_addr_v4(192, 0, 2, 11, 5001);
+    node_set_hosts(&node, now, &renewed, 1);
+    node_event_t ev;
+    bool gone = false;
+    while (node_poll_event(&node, &ev)) {
+        gone |= ev.type == NODE_EVENT_PEER_GONE;
+    }
+    assert_true(gone);
+    assert_int_equal(node.relay.turn.state, TURN_IDLE);
+    assert_true(zq_addr_equal(&node.cfg.hosts[0], &renewed));
+    unsigned before = srv.allocates;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    peer_transmit_t tx;
+    assert_true(node_poll_transmit(&node, now, &tx)); /* the new Allocate */
+    assert_true(zq_addr_equal(&tx.local, &renewed));
+    assert_true(zq_addr_equal(&tx.remote, &server));
+    assert_int_equal(srv.allocates, before);
+}
+
 static size_t arena_in_use(void)
 {
     dtls_arena_stats_t st;
@@ -681,6 +710,9 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(two_hundred_lost_networks_leave_no_heap_call_and_no_growth,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            new_host_addresses_drop_the_peers_and_the_allocation_made_from_the_old, setup,
+            teardown),
     };
     return cmocka_run_group_tests(tests, dtls_fixture_group_setup, dtls_fixture_group_teardown);
 }

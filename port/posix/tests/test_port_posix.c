@@ -638,7 +638,7 @@ static void loop_sends_what_was_queued_before_run(void **state)
     rig_down(&r);
 }
 
-static void loop_refuses_more_than_its_capacities(void **state)
+static void loop_refuses_more_than_its_capacities_and_takes_back_what_is_removed(void **state)
 {
     (void)state;
     zq_loop_init(&loop);
@@ -657,6 +657,10 @@ static void loop_refuses_more_than_its_capacities(void **state)
     assert_int_equal(zq_loop_add_socket(&loop, 0, 99, &any), ZQ_ERR_CAPACITY);
     assert_int_equal(zq_loop_add_socket(&loop, ZQ_LOOP_MAX_DRIVERS, 99, &any),
                      ZQ_ERR_INVALID_ARG);
+    zq_loop_remove_socket(&loop, 100); /* a socket given back makes room for another */
+    assert_int_equal(loop.socket_count, ZQ_LOOP_MAX_SOCKETS - 1);
+    assert_int_equal(loop.sockets[0].sock, 101);
+    assert_int_equal(zq_loop_add_socket(&loop, 0, 99, &any), ZQ_OK);
     for (int i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
         assert_int_equal(zq_loop_add_fd(&loop, 200 + i, on_pipe, NULL), ZQ_OK);
     }
@@ -691,7 +695,7 @@ int main(void)
         cmocka_unit_test(loop_calls_fd_callbacks_and_sends_what_they_cause),
         cmocka_unit_test(loop_calls_an_fd_back_when_writable_only_while_asked),
         cmocka_unit_test(loop_sends_what_was_queued_before_run),
-        cmocka_unit_test(loop_refuses_more_than_its_capacities),
+        cmocka_unit_test(loop_refuses_more_than_its_capacities_and_takes_back_what_is_removed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

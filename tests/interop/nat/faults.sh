@@ -10,7 +10,8 @@
 #   40 s: consent runs out on both sides, the peers are gone, the dialer (sub, in the room
 #         first) dials again every ZQ_NODE_REDIAL_MS until the network is back, and the
 #         messages published meanwhile are delivered over the new connection.
-# Either way every message arrives once: none lost, none twice.
+# Either way every message arrives once: none lost, none twice. Then the sub's host changes
+# its address (a DHCP renewal) under the stream: it rejoins with new candidates.
 #
 #   faults.sh WIRE ZQ
 set -u
@@ -114,8 +115,56 @@ outage() {
     [ "$status" -eq 0 ] && echo "ok: $room: every message once after a $secs s outage"
 }
 
-outage 10
-outage 40
+# A DHCP renewal: site a's host loses its address under the stream and, 3 s later, gets
+# another. The sub sees each change, opens sockets on what it has, rejoins the room with a
+# new signalling connection once it can, and the publisher dials its new candidates; every
+# message once.
+address_change() {
+    room=address-change
+    n=60
+    bed_bg a_host "$zq" sub t --verbose --signal "$url" --room "$room" \
+        >"$out/$room-sub.out" 2>"$out/$room-sub.err"
+    sub=$BED_PID
+    pids="$pids $sub"
+    wait_for "$out/$room-sub.err" "in room '$room'" || { fail "$room: sub never joined"; return; }
+    # shellcheck disable=SC2016 # expanded by the inner sh
+    bed_bg b_host sh -c 'i=1; while [ $i -le "$3" ]; do echo $i; i=$((i + 1)); sleep 0.25; done |
+        "$0" pub t - --qos 1 --verbose --signal "$1" --room "$2"' "$zq" "$url" "$room" "$n" \
+        >"$out/$room-pub.out" 2>"$out/$room-pub.err"
+    pub=$BED_PID
+    pids="$pids $pub"
+    wait_for "$out/$room-sub.out" "^t 1$" || { fail "$room: the first message never came"; return; }
+    sleep 3
+    bed_in a_host ip addr del 192.0.2.10/24 dev eth0 # the default route goes with it
+    sleep 3 # the lease ran out before the new one came: a check sees no address at all
+    bed_in a_host ip addr add 192.0.2.11/24 dev eth0
+    bed_in a_host ip route add default via 192.0.2.1
+    for _ in $(seq 900); do
+        [ "$(grep -c '^t ' "$out/$room-sub.out")" -ge "$n" ] && ! kill -0 "$pub" 2>/dev/null &&
+            break
+        sleep 0.1
+    done
+    wait "$pub" 2>/dev/null
+    pub_rc=$?
+    stop "$sub"
+    got=$(grep -c '^t ' "$out/$room-sub.out")
+    twice=$(sed -n 's/^t //p' "$out/$room-sub.out" | sort -n | uniq -d | wc -l)
+    missing=0
+    for i in $(seq "$n"); do grep -q "^t $i$" "$out/$room-sub.out" || missing=$((missing + 1)); done
+    echo "$room: $n published, $got received, $missing missing, $twice twice; pub exited $pub_rc"
+    grep -E "addresses changed| in room | connected in [0-9]" "$out/$room-sub.err" | sed 's/^/  /'
+    grep -q "the host's addresses changed: .*192.0.2.10.* -> " "$out/$room-sub.err" &&
+        grep -q "the host's addresses changed: .* -> .*192.0.2.11" "$out/$room-sub.err" ||
+        fail "$room: sub did not see its address go and the new one come"
+    [ "$(grep -c " in room '$room'" "$out/$room-sub.err")" -ge 2 ] || fail "$room: sub did not rejoin"
+    [ "$missing" -eq 0 ] || fail "$room: $missing messages lost"
+    [ "$twice" -eq 0 ] || fail "$room: $twice messages delivered twice"
+    [ "$pub_rc" -eq 0 ] || fail "$room: zq pub exited $pub_rc"
+    [ "$status" -eq 0 ] && echo "ok: $room: every message once across a new address"
+}
+
+[ -n "${ZQ_FAULTS_ONLY:-}" ] || { outage 10; outage 40; }
+address_change
 n=$(bed_guard_count)
 [ "$n" -eq 0 ] || fail "$n packets addressed beyond the bed, dropped"
 echo "faults: $n packets addressed beyond the bed, dropped"
