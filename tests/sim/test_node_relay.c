@@ -510,43 +510,67 @@ static void a_stun_url_from_the_room_is_where_peers_learn_their_reflexive_addres
     assert_true(srflx);
 }
 
+/* The allocation, then b joins and the node dials it; run on until the controlling side's
+ * nomination is done: ICE connected, consent checks running. */
+static void connect_over_relay(void)
+{
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    assert_true(run_until_connected(10000));
+    run_for(1000);
+}
+
+/* What the node did while its network was cut (run_cut). */
+typedef struct {
+    uint64_t gone_at;          /* its peer's PEER_GONE, or 0 */
+    peer_failure_t failure;    /* and why */
+    uint64_t offered_at;       /* its first offer after that, or 0 */
+} cut_run_t;
+
+static sig_event_t cut_offer; /* that offer */
+
+/* Cuts the node's network and runs it for up to @p ms, or until it offers again when
+ * @p until_offer; the remote hears nothing. */
+static cut_run_t run_cut(uint64_t ms, bool until_offer)
+{
+    cut_run_t r = {0};
+    cut = true;
+    for (uint64_t end = now + ms; now < end && !(until_offer && r.offered_at != 0); now += 5) {
+        node_handle_timeout(&node, now);
+        flush();
+        node_event_t ev;
+        while (node_poll_event(&node, &ev)) {
+            if (ev.type == NODE_EVENT_PEER_GONE && r.gone_at == 0) {
+                r.gone_at = now;
+                r.failure = ev.failure;
+            }
+        }
+        size_t len;
+        while (r.offered_at == 0 && (len = node_poll_signal(&node, now, frame, sizeof frame)) > 0) {
+            assert_int_equal(sig_parse_frame(frame, len, &cut_offer), ZQ_OK);
+            if (cut_offer.type == SIG_EVENT_OFFER && r.gone_at != 0) {
+                r.offered_at = now;
+            }
+        }
+    }
+    return r;
+}
+
 /* The node's network goes (a Wi-Fi that drops) under a connection it dialed: consent runs
  * out (RFC 7675 §5.1, 30 s), the peer is gone, and ZQ_NODE_REDIAL_MS later the node offers
  * to the member again, which is still in the room. */
 static void a_connection_lost_on_the_network_is_dialed_again_after_the_redial_delay(void **state)
 {
     (void)state;
-    ice_servers("\"turn:203.0.113.1:3478\"");
-    flush();
-    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
-    assert_true(run_until_connected(10000));
-    run_for(1000); /* the controlling side's nomination: ICE connected, consent checks run */
+    connect_over_relay();
     assert_int_equal(ice_agent_state(&peer_b()->peer.ice), ICE_STATE_CONNECTED);
-    cut = true;
-    uint64_t gone_at = 0, offered_at = 0;
-    for (uint64_t end = now + 40000; now < end && offered_at == 0; now += 5) {
-        node_handle_timeout(&node, now);
-        flush();
-        node_event_t ev;
-        while (node_poll_event(&node, &ev)) {
-            if (ev.type == NODE_EVENT_PEER_GONE) {
-                assert_int_equal(ev.failure, PEER_FAIL_CONSENT);
-                gone_at = now;
-            }
-        }
-        size_t len;
-        static sig_event_t sev;
-        while ((len = node_poll_signal(&node, now, frame, sizeof frame)) > 0) {
-            assert_int_equal(sig_parse_frame(frame, len, &sev), ZQ_OK);
-            if (sev.type == SIG_EVENT_OFFER && gone_at != 0) {
-                offered_at = now;
-                assert_string_equal(sev.peer, "b");
-            }
-        }
-    }
-    assert_true(gone_at != 0);
-    assert_true(offered_at >= gone_at + ZQ_NODE_REDIAL_MS);
-    assert_true(offered_at <= gone_at + ZQ_NODE_REDIAL_MS + 10);
+    cut_run_t r = run_cut(40000, true);
+    assert_true(r.gone_at != 0);
+    assert_int_equal(r.failure, PEER_FAIL_CONSENT);
+    assert_string_equal(cut_offer.peer, "b");
+    assert_true(r.offered_at >= r.gone_at + ZQ_NODE_REDIAL_MS);
+    assert_true(r.offered_at <= r.gone_at + ZQ_NODE_REDIAL_MS + 10);
     assert_int_equal(node.stats.redials, 1);
 }
 
@@ -555,30 +579,11 @@ static void a_connection_lost_on_the_network_is_dialed_again_after_the_redial_de
 static void the_side_that_answered_waits_for_the_dialers_new_offer(void **state)
 {
     (void)state;
-    ice_servers("\"turn:203.0.113.1:3478\"");
-    flush();
-    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
-    assert_true(run_until_connected(10000));
-    run_for(1000);
+    connect_over_relay();
     node.peers[peer_b() - node.peers].dialing = false; /* as if b had dialed us */
-    cut = true;
-    bool gone = false, offered = false;
-    for (uint64_t end = now + 40000; now < end; now += 5) {
-        node_handle_timeout(&node, now);
-        flush();
-        node_event_t ev;
-        while (node_poll_event(&node, &ev)) {
-            gone |= ev.type == NODE_EVENT_PEER_GONE;
-        }
-        size_t len;
-        static sig_event_t sev;
-        while ((len = node_poll_signal(&node, now, frame, sizeof frame)) > 0) {
-            assert_int_equal(sig_parse_frame(frame, len, &sev), ZQ_OK);
-            offered |= sev.type == SIG_EVENT_OFFER;
-        }
-    }
-    assert_true(gone);
-    assert_false(offered);
+    cut_run_t r = run_cut(40000, false);
+    assert_true(r.gone_at != 0);
+    assert_int_equal(r.offered_at, 0);
     assert_int_equal(node.stats.redials, 0);
 }
 
@@ -639,36 +644,17 @@ static unsigned used(const bool *flag, size_t stride, size_t n)
 static void two_hundred_lost_networks_leave_no_heap_call_and_no_growth(void **state)
 {
     (void)state;
-    ice_servers("\"turn:203.0.113.1:3478\"");
-    flush();
-    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
-    assert_true(run_until_connected(10000));
-    run_for(1000);
+    connect_over_relay();
     size_t baseline = arena_in_use();
     const turn_client_t *t = &node.relay.turn;
     heap_counting = true;
     for (int cycle = 0; cycle < 200; cycle++) {
-        cut = true;
-        static sig_event_t sev;
-        bool offered = false;
-        for (uint64_t end = now + 40000; now < end && !offered; now += 5) {
-            node_handle_timeout(&node, now);
-            flush();
-            node_event_t ev;
-            while (node_poll_event(&node, &ev)) {
-            }
-            size_t len;
-            while (!offered && (len = node_poll_signal(&node, now, frame, sizeof frame)) > 0) {
-                assert_int_equal(sig_parse_frame(frame, len, &sev), ZQ_OK);
-                offered = sev.type == SIG_EVENT_OFFER;
-            }
-        }
-        assert_true(offered);
+        assert_true(run_cut(40000, true).offered_at != 0);
         cut = false;
         peer_free(&remote);
         remote_init();
-        memcpy(offer_sdp, sev.text, sev.text_len + 1);
-        remote_answers(sev.text, sev.text_len);
+        memcpy(offer_sdp, cut_offer.text, cut_offer.text_len + 1);
+        remote_answers(cut_offer.text, cut_offer.text_len);
         assert_true(run_until_connected(10000));
         run_for(10000); /* up for 10 s: the refreshes due meanwhile are answered */
         assert_int_equal(arena_in_use(), baseline);

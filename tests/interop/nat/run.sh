@@ -25,28 +25,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../support/echo_env.sh
 . "$here/../../support/echo_env.sh"
 echo_env_netns NAT "$0" "$@"
-for c in turnserver nft nsenter; do
-    command -v "$c" >/dev/null 2>&1 || { echo "FAIL: no $c: scripts/setup test" >&2; exit 1; }
-done
-# shellcheck source=bed.sh
-. "$here/bed.sh"
-out=$(mktemp -d)
-status=0
-pids=
+# shellcheck source=nat_env.sh
+. "$here/nat_env.sh"
 matrix=
-finish() {
-    [ -n "$pids" ] && stop $pids
-    bed_cleanup
-    if [ "$status" -ne 0 ]; then
-        for f in "$out"/*.out "$out"/*.err; do
-            [ -s "$f" ] && { echo "--- $f" >&2; tail -n 40 "$f" >&2; }
-        done
-    fi
-    rm -rf "$out"
-}
-trap finish EXIT
-trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*" >&2; status=1; }
 
 bed_init "$wire" "$out/bed" || exit 1
 bed_public || exit 1
@@ -56,28 +37,12 @@ bed_site c 192.0.2 symmetric 203.0.113.3 || exit 1
 bed_site d 198.51.100 symmetric 203.0.113.4 || exit 1
 lan_of() { case $1 in a | c) echo 192.0.2.10 ;; *) echo 198.51.100.10 ;; esac; }
 
-# ---- The public servers --------------------------------------------------------------------
-secret="rest secret shared with coturn"
-printf '%s\n' "$secret" >"$out/turn.secret"
-turnserver -n --listening-ip=203.0.113.10 --listening-port=3478 --relay-ip=203.0.113.10 \
-    --min-port=49152 --max-port=49400 --use-auth-secret --static-auth-secret="$secret" \
-    --realm=zq.test --no-tls --no-dtls --no-tcp --no-cli --no-multicast-peers \
-    --simple-log --log-file=stdout --pidfile="$out/turnserver.pid" --userdb="$out/turndb" \
-    >"$out/coturn.out" 2>&1 &
-pids="$pids $!"
-"$zq" signal --listen 203.0.113.10:8080 --open --stun-url stun:203.0.113.10:3478 \
-    --turn-secret "$out/turn.secret" --turn-url turn:203.0.113.10:3478 \
-    >"$out/signal-turn.out" 2>"$out/signal-turn.err" &
-pids="$pids $!"
+# ---- The public servers: coturn, zq signal offering STUN and TURN (:8080), STUN only (:8081)
+nat_env_servers "$zq"
 "$zq" signal --listen 203.0.113.10:8081 --open --stun-url stun:203.0.113.10:3478 \
     >"$out/signal-stun.out" 2>"$out/signal-stun.err" &
 pids="$pids $!"
-wait_for "$out/signal-turn.out" "listening on" || fail "zq signal (TURN) did not start"
-wait_for "$out/signal-stun.out" "listening on" || fail "zq signal (STUN) did not start"
-for _ in $(seq 100); do ss -Hlun src 203.0.113.10:3478 | grep -q . && break; sleep 0.1; done
-ss -Hlun src 203.0.113.10:3478 | grep -q . || fail "coturn did not open 203.0.113.10:3478"
-[ "$status" -eq 0 ] || exit 1
-with_turn=ws://203.0.113.10:8080/ws
+wait_for "$out/signal-stun.out" "listening on" || { fail "zq signal (STUN) did not start"; exit 1; }
 stun_only=ws://203.0.113.10:8081/ws
 
 # start_echo LOG SITE URL ROOM [ARGS...]: zq echo in SITE's host, bound to its LAN address;
