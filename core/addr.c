@@ -34,6 +34,11 @@ bool zq_addr_is_loopback(const zq_addr_t *a)
            (a->family == ZQ_AF_INET6 && memcmp(a->ip, v6_loopback, 16) == 0);
 }
 
+bool zq_addr_can_reach(const zq_addr_t *from, const zq_addr_t *to)
+{
+    return from->family == to->family && zq_addr_is_loopback(from) == zq_addr_is_loopback(to);
+}
+
 /* ---- parsing ------------------------------------------------------------------------------ */
 
 /* Dotted quad, exactly four decimal octets. */

@@ -26,14 +26,11 @@ static bool usable(const node_t *n)
     return n->relay.turn.state == TURN_ALLOCATED;
 }
 
-/* The host that talks to the server: the first of its family that can reach it (a loopback
- * host reaches only a loopback server). */
+/* The host that talks to the server: the first that can reach it. */
 static const zq_addr_t *host_for(const node_t *n, const zq_addr_t *server)
 {
     for (uint8_t h = 0; h < n->cfg.n_hosts; h++) {
-        const zq_addr_t *host = &n->cfg.hosts[h];
-        if (host->family == server->family &&
-            zq_addr_is_loopback(host) == zq_addr_is_loopback(server)) {
+        if (zq_addr_can_reach(&n->cfg.hosts[h], server)) {
             return &n->cfg.hosts[h];
         }
     }

@@ -40,6 +40,11 @@ bool zq_addr_same_ip(const zq_addr_t *a, const zq_addr_t *b);
  *  host. */
 bool zq_addr_is_loopback(const zq_addr_t *a);
 
+/** Whether a datagram from @p from can reach @p to: the same family, and both loopback or
+ *  neither (a loopback address reaches only this host's loopback; the kernel refuses a
+ *  datagram between the two). */
+bool zq_addr_can_reach(const zq_addr_t *from, const zq_addr_t *to);
+
 /** Parses a bare IPv4 or IPv6 address ("192.0.2.1", "2001:db8::1"); the port is set to 0. */
 zq_err_t zq_addr_parse_ip(const char *text, size_t len, zq_addr_t *out);
 

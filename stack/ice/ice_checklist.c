@@ -83,11 +83,8 @@ void ice_form_pairs(ice_agent_t *a)
             continue; /* §6.1.2.4: a srflx candidate is replaced by its base: same pairs */
         }
         for (uint8_t r = 0; r < a->n_remote; r++) {
-            /* §6.1.2.2: the same family. And both loopback or neither: a loopback address
-             * reaches only this host's loopback (a datagram between the two is refused). */
-            const zq_addr_t *local = &a->local[l].base, *remote = &a->remote[r].addr;
-            if (local->family == remote->family &&
-                zq_addr_is_loopback(local) == zq_addr_is_loopback(remote) &&
+            /* §6.1.2.2: the same family; and one that can reach the other at all. */
+            if (zq_addr_can_reach(&a->local[l].base, &a->remote[r].addr) &&
                 ice_find_pair(a, l, r) == ICE_NONE) {
                 (void)ice_add_pair(a, l, r);
             }

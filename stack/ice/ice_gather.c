@@ -14,9 +14,7 @@ void ice_gather_start(ice_agent_t *a, uint64_t now)
     }
     for (uint8_t i = 0; i < a->n_local; i++) {
         const ice_local_t *l = &a->local[i];
-        /* A loopback host reaches no server beyond this machine. */
-        if (l->cand.type == ICE_CAND_HOST && l->base.family == a->cfg.stun_server.family &&
-            zq_addr_is_loopback(&l->base) == zq_addr_is_loopback(&a->cfg.stun_server)) {
+        if (l->cand.type == ICE_CAND_HOST && zq_addr_can_reach(&l->base, &a->cfg.stun_server)) {
             (void)ice_txn_start(a, now, ICE_TXN_GATHER, i, false);
         }
     }

@@ -125,6 +125,20 @@ static void loopback_is_127_slash_8_and_colon_colon_1_only(void **state)
     assert_false(zq_addr_is_loopback(&none));
 }
 
+static void an_address_reaches_only_its_family_and_loopback_only_loopback(void **state)
+{
+    (void)state;
+    zq_addr_t lo = zq_addr_v4(127, 0, 0, 1, 1), lo2 = zq_addr_v4(127, 0, 0, 2, 2);
+    zq_addr_t lan = zq_addr_v4(192, 0, 2, 10, 3), wan = zq_addr_v4(203, 0, 113, 10, 4);
+    zq_addr_t v6;
+    assert_int_equal(zq_addr_parse_ip("2001:db8::1", 11, &v6), ZQ_OK);
+    assert_true(zq_addr_can_reach(&lo, &lo2));
+    assert_true(zq_addr_can_reach(&lan, &wan));
+    assert_false(zq_addr_can_reach(&lo, &wan));
+    assert_false(zq_addr_can_reach(&lan, &lo));
+    assert_false(zq_addr_can_reach(&lan, &v6));
+}
+
 static void reader_fails_sticky_past_the_end(void **state)
 {
     (void)state;
@@ -261,6 +275,7 @@ int main(void)
         cmocka_unit_test(format_refuses_a_buffer_too_small),
         cmocka_unit_test(address_equality_considers_family_ip_and_port),
         cmocka_unit_test(loopback_is_127_slash_8_and_colon_colon_1_only),
+        cmocka_unit_test(an_address_reaches_only_its_family_and_loopback_only_loopback),
         cmocka_unit_test(reader_fails_sticky_past_the_end),
         cmocka_unit_test(writer_fails_sticky_when_full),
         cmocka_unit_test(be64_round_trips),
