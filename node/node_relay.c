@@ -37,16 +37,28 @@ static const zq_addr_t *host_for(const node_t *n, const zq_addr_t *server)
     return NULL;
 }
 
+/* The next of the frame's URLs (one per line, sig_client.h), parsed; @p cursor moves past
+ * it. @return false at the end. */
+static bool next_url(const char **cursor, turn_url_t *u, zq_err_t *err)
+{
+    const char *line = *cursor;
+    if (*line == '\0') {
+        return false;
+    }
+    const char *end = strchr(line, '\n');
+    size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+    *err = turn_url_parse(line, len, u);
+    *cursor = line + len + (end != NULL ? 1 : 0);
+    return true;
+}
+
 /* The first turn: URL over UDP with an IP literal of one of our families; turns: and TCP
  * (networks that block UDP) are not yet done, names are the port's to resolve. */
 static bool pick_server(node_t *n, const char *urls, turn_url_t *out)
 {
-    const char *line = urls;
-    while (*line != '\0') {
-        const char *end = strchr(line, '\n');
-        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
-        turn_url_t u;
-        zq_err_t err = turn_url_parse(line, len, &u);
+    turn_url_t u;
+    zq_err_t err;
+    for (const char *cursor = urls; next_url(&cursor, &u, &err);) {
         if (err == ZQ_OK && u.scheme == TURN_URL_TURN && u.transport == TURN_PROTOCOL_UDP &&
             host_for(n, &u.server) != NULL) {
             *out = u;
@@ -55,7 +67,6 @@ static bool pick_server(node_t *n, const char *urls, turn_url_t *out)
         if (err != ZQ_OK || u.scheme != TURN_URL_STUN) {
             n->stats.relay_urls_skipped++;
         }
-        line += len + (end != NULL ? 1 : 0);
     }
     return false;
 }
@@ -63,16 +74,13 @@ static bool pick_server(node_t *n, const char *urls, turn_url_t *out)
 /* The first stun: URL with an IP literal of one of our families (RFC 7064). */
 static void take_stun_server(node_t *n, const char *urls)
 {
-    for (const char *line = urls; *line != '\0';) {
-        const char *end = strchr(line, '\n');
-        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
-        turn_url_t u;
-        if (turn_url_parse(line, len, &u) == ZQ_OK && u.scheme == TURN_URL_STUN &&
-            host_for(n, &u.server) != NULL) {
+    turn_url_t u;
+    zq_err_t err;
+    for (const char *cursor = urls; next_url(&cursor, &u, &err);) {
+        if (err == ZQ_OK && u.scheme == TURN_URL_STUN && host_for(n, &u.server) != NULL) {
             n->relay.stun = u.server;
             return;
         }
-        line += len + (end != NULL ? 1 : 0);
     }
 }
 
