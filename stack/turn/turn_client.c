@@ -254,6 +254,13 @@ static uint64_t earliest(const turn_client_t *t)
     return next;
 }
 
+/* Whether a refresh that failed with @p code (0: unanswered) is worth another try at @p now:
+ * nobody refused it, and the server still holds what it refreshes until @p expires_ms. */
+static bool retry_refresh(uint16_t code, uint64_t now, uint64_t expires_ms)
+{
+    return code == 0 && now + REFRESH_RETRY_MS < expires_ms;
+}
+
 /* A refused or unanswered CreatePermission or ChannelBind gives its slot back: the next
  * send to that peer asks again instead of finding a permission that never came. But a
  * refresh the server did not answer (the network is down for a while) keeps what the server
@@ -265,13 +272,12 @@ static bool forget_peer(turn_client_t *t, uint64_t now, const turn_txn_t *x, uin
     turn_permission_t *p = x->type == TURN_CREATE_PERMISSION_REQUEST ? find_permission(t, &x->peer)
                                                                      : NULL;
     turn_channel_t *c = x->type == TURN_CHANNEL_BIND_REQUEST ? find_channel(t, &x->peer, 0) : NULL;
-    bool retry = code == 0;
-    if (p != NULL && retry && p->installed && now + REFRESH_RETRY_MS < p->expires_ms) {
+    if (p != NULL && p->installed && retry_refresh(code, now, p->expires_ms)) {
         p->refresh_ms = now + REFRESH_RETRY_MS;
         p->in_use = true;
         return true;
     }
-    if (c != NULL && retry && c->bound && now + REFRESH_RETRY_MS < c->expires_ms) {
+    if (c != NULL && c->bound && retry_refresh(code, now, c->expires_ms)) {
         c->refresh_ms = now + REFRESH_RETRY_MS;
         c->in_use = true;
         return true;
@@ -294,7 +300,7 @@ static void txn_failed(turn_client_t *t, uint64_t now, turn_txn_t *x, uint16_t c
 {
     x->active = false;
     bool refresh = x->type == TURN_REFRESH_REQUEST && !x->release;
-    if (refresh && code == 0 && now + REFRESH_RETRY_MS < t->expires_ms) {
+    if (refresh && retry_refresh(code, now, t->expires_ms)) {
         t->refresh_ms = now + REFRESH_RETRY_MS;
         t->refresh_retries++;
     } else if (x->type == TURN_ALLOCATE_REQUEST || refresh) {
