@@ -11,7 +11,7 @@ by lines starting "Unit:", "RAM:" and, for a symbol menuconfig offers, "menuconf
 "<prompt>", <min>..<max>, default <n>." (the ESP32 default), or for a feature switch
 "menuconfig: <menu>, "<prompt>", bool, default y.". A configurable macro without its Unit and RAM
 lines is an error, so a new capacity cannot go undocumented; a switch without a measured price
-in tools/footprint/feature_costs.json (written by scripts/footprint) is one too, so a new switch
+in tools/footprint/feature_costs.json (written by scripts/footprint --write-costs) is one too, so a new switch
 cannot go unpriced.
 """
 import json

@@ -2,8 +2,10 @@
 """The feature switches' prices, from the footprint images of one target (scripts/footprint):
 each device_no_<switch> image (one switch of include/zq/config.h off) and device_minimal (the
 minimal profile, config/zq_minimal_config.h) against the device image. Prints the table of
-docs/footprint.md and, with --write, writes tools/footprint/feature_costs.json, which
-tools/gen_capacities.py puts into each switch's Kconfig help.
+docs/footprint.md, writes what it measured to BUILD_DIR/feature_costs.json and says how far it
+is from the committed tools/footprint/feature_costs.json (the prices tools/gen_capacities.py
+puts into each switch's Kconfig help); with --write it replaces the committed file. CI only
+measures: a build that shifts a price by a few bytes does not fail, the drift is printed.
 
     features.py BUILD_DIR [--write]      (BUILD_DIR: build-footprint/cortex-m4)
 
@@ -56,12 +58,35 @@ def main():
           f"{ram0 - ram:,} | 0 |")
     print(f"\nThe device image with every feature: flash {flash0:,}, static RAM {ram0:,}; in "
           f"the minimal profile: flash {flash:,}, static RAM {ram:,}.\n")
+    doc = {"config": CONFIG, "target": TARGET, "features": costs,
+           "minimal": {"flash": flash0 - flash, "ram": ram0 - ram}}
+    measured = os.path.join(build, "feature_costs.json")
+    write_json(measured, doc)
+    report_drift(doc)
     if "--write" in sys.argv:
-        doc = {"config": CONFIG, "target": TARGET, "features": costs,
-               "minimal": {"flash": flash0 - flash, "ram": ram0 - ram}}
-        with open(COSTS, "w", encoding="utf-8") as f:
-            f.write(json.dumps(doc, indent=2) + "\n")
-        print(f"features: wrote {os.path.relpath(COSTS, ROOT)}", file=sys.stderr)
+        write_json(COSTS, doc)
+        print(f"features: wrote {os.path.relpath(COSTS, ROOT)}; run tools/gen_capacities.py",
+              file=sys.stderr)
+
+
+def write_json(path, doc):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(doc, indent=2) + "\n")
+
+
+def report_drift(doc):
+    """Prints each price that moved against the committed file (Kconfig quotes those)."""
+    with open(COSTS, encoding="utf-8") as f:
+        committed = json.load(f)["features"]
+    moved = [(s, committed.get(s, {}).get(k, 0), v[k])
+             for s, v in doc["features"].items() for k in ("flash", "ram")
+             if committed.get(s, {}).get(k, 0) != v[k]]
+    for switch, old, new in moved:
+        print(f"features: {switch} price moved {old:,} -> {new:,} B against the committed "
+              f"{os.path.relpath(COSTS, ROOT)} (scripts/footprint --write-costs updates it)",
+              file=sys.stderr)
+    if not moved:
+        print("features: the committed prices match this build", file=sys.stderr)
 
 
 if __name__ == "__main__":
