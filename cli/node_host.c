@@ -52,20 +52,13 @@ uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_co
     zq_addr_t addrs[ZQ_NODE_MAX_HOSTS];
     zq_addr_t any = zq_cli_any_addr(want->family, 0);
     nh->want = *want;
+    nh->turn_sock = ZQ_SOCKET_INVALID;
     nh->watch = zq_addr_equal(want, &any);
     open_sockets(nh, addrs, host_addresses(want, addrs, ZQ_NODE_MAX_HOSTS));
     for (uint8_t i = 0; i < nh->n_socks; i++) {
         cfg->hosts[cfg->n_hosts++] = nh->bound[i];
     }
     return nh->n_socks;
-}
-
-void zq_node_host_close_udp(zq_node_host_t *nh)
-{
-    for (uint8_t i = 0; i < nh->n_socks; i++) {
-        zq_port_udp_close(nh->socks[i]);
-    }
-    nh->n_socks = 0;
 }
 
 /* ---- Following the machine's addresses ---------------------------------------------------- */
@@ -123,6 +116,98 @@ static void watch_addresses(zq_node_host_t *nh, uint64_t now)
     zq_host_hosts_changed(&nh->host, now, nh->bound, nh->n_socks);
 }
 
+/* ---- TURN over TCP: the node's stream to its TURN server ----------------------------------- */
+
+static void turn_link_close(zq_node_host_t *nh)
+{
+    zq_loop_remove_fd(nh->loop, nh->turn_sock);
+    zq_port_tcp_close(nh->turn_sock);
+    nh->turn_sock = ZQ_SOCKET_INVALID;
+}
+
+/* What the node has for the stream, as far as the socket takes it; the rest waits for the
+ * socket to be writable. */
+static void turn_link_flush(zq_node_host_t *nh, uint64_t now)
+{
+    const uint8_t *data;
+    size_t len, sent = 0;
+    zq_err_t err = ZQ_OK;
+    while (nh->turn_sock != ZQ_SOCKET_INVALID &&
+           zq_host_poll_relay_stream(&nh->host, &data, &len) &&
+           (err = zq_port_tcp_send(nh->turn_sock, data, len, &sent)) == ZQ_OK) {
+        zq_host_relay_stream_sent(&nh->host, sent);
+    }
+    if (nh->turn_sock == ZQ_SOCKET_INVALID) {
+        return;
+    }
+    if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+        turn_link_close(nh);
+        zq_host_relay_stream_closed(&nh->host, now);
+        return;
+    }
+    (void)zq_loop_set_fd_writable_interest(nh->loop, nh->turn_sock,
+                                           zq_host_poll_relay_stream(&nh->host, &data, &len));
+}
+
+static void turn_link_ready(void *ctx, int fd, uint64_t now)
+{
+    (void)fd;
+    zq_node_host_t *nh = ctx;
+    static uint8_t buf[4096];
+    size_t len;
+    zq_err_t err;
+    while ((err = zq_port_tcp_recv(nh->turn_sock, buf, sizeof buf, &len)) == ZQ_OK) {
+        zq_host_handle_relay_stream(&nh->host, now, buf, len);
+        if (nh->turn_sock == ZQ_SOCKET_INVALID) {
+            return; /* the node gave the stream up while handling it */
+        }
+    }
+    if (err != ZQ_ERR_WOULD_BLOCK) {
+        turn_link_close(nh);
+        zq_host_relay_stream_closed(&nh->host, now);
+        return;
+    }
+    turn_link_flush(nh, now);
+}
+
+/* Opens the connection the node asks for (waiting up to ZQ_NODE_HOST_TURN_CONNECT_MS, as the
+ * signalling link's does), closes one it no longer wants. */
+static void turn_link_sync(zq_node_host_t *nh, uint64_t now)
+{
+    zq_addr_t server;
+    bool wanted = zq_host_relay_stream_target(&nh->host, &server);
+    if (nh->turn_sock != ZQ_SOCKET_INVALID && !wanted) {
+        turn_link_close(nh);
+    } else if (nh->turn_sock == ZQ_SOCKET_INVALID && wanted) {
+        char text[ZQ_ADDR_TEXT_MAX];
+        zq_addr_format(&server, text, sizeof text);
+        if (zq_port_tcp_connect(&nh->turn_sock, &server, ZQ_NODE_HOST_TURN_CONNECT_MS) != ZQ_OK ||
+            zq_loop_add_fd(nh->loop, nh->turn_sock, turn_link_ready, nh) != ZQ_OK) {
+            (void)fprintf(stderr, "zq %s: TURN server %s over TCP: no connection\n", nh->sig.cmd,
+                          text);
+            zq_port_tcp_close(nh->turn_sock);
+            nh->turn_sock = ZQ_SOCKET_INVALID;
+            zq_host_relay_stream_closed(&nh->host, now);
+            return;
+        }
+        (void)fprintf(stderr, "zq %s: TURN server %s over TCP\n", nh->sig.cmd, text);
+        zq_host_relay_stream_opened(&nh->host, now);
+    }
+    turn_link_flush(nh, now);
+}
+
+void zq_node_host_close_udp(zq_node_host_t *nh)
+{
+    if (nh->turn_sock != ZQ_SOCKET_INVALID) {
+        turn_link_flush(nh, zq_loop_now(nh->loop)); /* the deallocation, if it waits */
+        turn_link_close(nh);
+    }
+    for (uint8_t i = 0; i < nh->n_socks; i++) {
+        zq_port_udp_close(nh->socks[i]);
+    }
+    nh->n_socks = 0;
+}
+
 /* ---- Loop driver: the loop's inputs into the host, the host's outputs out ------------------ */
 
 static void drv_datagram(void *obj, uint64_t now, const zq_addr_t *local,
@@ -153,6 +238,7 @@ static bool drv_transmit(void *obj, zq_addr_t *local, zq_addr_t *remote, const u
     zq_node_host_t *nh = obj;
     peer_transmit_t tx;
     if (!zq_host_poll_transmit(&nh->host, zq_loop_now(nh->loop), &tx)) {
+        turn_link_flush(nh, zq_loop_now(nh->loop)); /* what went on the TCP stream instead */
         return false;
     }
     *local = tx.local;
@@ -168,6 +254,7 @@ static void drv_after_io(void *obj, uint64_t now)
     if (nh->after_io != NULL) {
         nh->after_io(nh->ctx, now); /* first: what it makes leaves with the rest */
     }
+    turn_link_sync(nh, now);
     zq_sig_link_flush(&nh->sig, now);
 }
 

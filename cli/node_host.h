@@ -52,7 +52,11 @@ typedef struct {
     bool watch;                           /* every address: follow the machine's changes */
     uint64_t next_check;                  /* when the addresses are looked at again */
     size_t driver;                        /* our id on the loop */
+    zq_socket_t turn_sock;                /* TURN over TCP (node.h), or ZQ_SOCKET_INVALID */
 } zq_node_host_t;
+
+/** How long the TCP connect to a TURN server may take (the loop waits, as for signalling). */
+#define ZQ_NODE_HOST_TURN_CONNECT_MS 3000
 
 /** How often a node bound to every address looks whether they changed (a DHCP renewal, a
  *  move to another network): then it opens sockets on the new ones and rejoins. */

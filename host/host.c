@@ -169,3 +169,38 @@ uint32_t zq_host_signal_down(zq_host_t *h, uint64_t now)
     h->frame_len = 0;
     return wait;
 }
+
+/* ---- TURN over TCP: the port's stream to the node's TURN server ------------------------- */
+
+bool zq_host_relay_stream_target(const zq_host_t *h, zq_addr_t *server)
+{
+    return node_relay_stream_target(h->node, server);
+}
+
+void zq_host_relay_stream_opened(zq_host_t *h, uint64_t now)
+{
+    node_relay_stream_opened(h->node, now);
+    zq_host_settle(h, now);
+}
+
+void zq_host_relay_stream_closed(zq_host_t *h, uint64_t now)
+{
+    node_relay_stream_closed(h->node, now);
+    zq_host_settle(h, now);
+}
+
+void zq_host_handle_relay_stream(zq_host_t *h, uint64_t now, const uint8_t *data, size_t len)
+{
+    node_relay_stream_input(h->node, now, data, len);
+    zq_host_settle(h, now);
+}
+
+bool zq_host_poll_relay_stream(zq_host_t *h, const uint8_t **data, size_t *len)
+{
+    return node_relay_stream_output(h->node, data, len);
+}
+
+void zq_host_relay_stream_sent(zq_host_t *h, size_t len)
+{
+    node_relay_stream_sent(h->node, len);
+}

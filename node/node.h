@@ -101,7 +101,9 @@ typedef struct {
     uint32_t refused_by_members; /**< `refused` frames from members full for now */
     uint32_t peer_init_failed; /**< a slot was free but its connection could not start */
     uint32_t redials;            /**< failed connections we dialed, to be dialed again */
-    uint32_t relay_urls_skipped; /**< ice_servers URLs not used: turns:, TCP, host names */
+    uint32_t relay_urls_skipped; /**< ice_servers URLs not used: turns:, host names */
+    uint32_t relay_over_tcp;   /**< allocations tried over TCP after UDP went unanswered */
+    uint32_t relay_stream_lost; /**< TCP streams to the server that closed or broke framing */
     uint32_t relay_failed;     /**< TURN allocations refused or unanswered */
     uint32_t relay_refused;    /**< permissions or channels the TURN server refused */
     uint32_t relay_dropped;    /**< datagrams for the relay that could not be wrapped */
@@ -115,6 +117,15 @@ typedef struct {
     zq_addr_t host;            /* our socket that talks to the server */
     uint64_t deadline;         /* turn_client_timeout()'s next, or ZQ_TIME_NEVER */
     uint8_t out[ZQ_UDP_MAX_DATAGRAM]; /* a peer's datagram wrapped for the server */
+    /* Over TCP (RFC 8656 §3.1): the port's stream to the server carries what UDP would. */
+    bool stream;               /* the allocation's server is reached over TCP */
+    bool stream_open;          /* the port's connection is up */
+    bool has_tcp;              /* the room named a TCP server to try when UDP is unanswered */
+    zq_addr_t tcp_server;
+    uint64_t tcp_at;           /* when an unanswered UDP Allocate gives way to it */
+    turn_stream_t stream_in;   /* bytes from the server, reassembled into frames */
+    uint8_t stream_out[2 * TURN_STREAM_FRAME_MAX]; /* frames for the server, not yet taken */
+    size_t stream_out_len;
 #else
     uint8_t unused;
 #endif
@@ -158,6 +169,26 @@ zq_err_t node_handle_datagram(node_t *n, uint64_t now, const zq_addr_t *local,
 void node_handle_timeout(node_t *n, uint64_t now);
 uint64_t node_next_timeout(const node_t *n);
 bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx);
+
+/* ---- TURN over TCP (RFC 8656 §3.1): the port's stream to the room's TURN server ----------
+ * When UDP to the server goes unanswered (ZQ_NODE_TURN_TCP_AFTER_MS) or the room names only
+ * a turn:...?transport=tcp server, the allocation runs over a TCP connection the port holds:
+ * it connects while node_relay_stream_target() names a server and closes when it names none;
+ * bytes move as they do for a TLS session. The allocation lives as long as the connection. */
+
+/** The server the port is to hold a TCP connection to; false: none (close any). */
+bool node_relay_stream_target(const node_t *n, zq_addr_t *server);
+/** The connection is up: the allocation's requests start. */
+void node_relay_stream_opened(node_t *n, uint64_t now);
+/** It failed to open, or closed: the allocation is gone (its peers lose the relayed
+ *  candidate); the next join's ice_servers frame starts another. */
+void node_relay_stream_closed(node_t *n, uint64_t now);
+/** Bytes the connection received, any split (all are taken). */
+void node_relay_stream_input(node_t *n, uint64_t now, const uint8_t *data, size_t len);
+/** Bytes for the connection, if any, until node_relay_stream_sent() takes some. */
+bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len);
+void node_relay_stream_sent(node_t *n, size_t len);
+
 bool node_poll_event(node_t *n, node_event_t *ev);
 /** Events queued and not yet polled: a loop that made new ones while handling some (echo's
  *  replies open channels) goes round until none is left. */

@@ -5,9 +5,10 @@
 
 #include "node/node.h"
 
-/** The room's ice_servers frame: the first usable turn: URL (UDP, an IP literal of a host's
- *  family) and its credential start an allocation, unless one is held or under way; the
- *  first usable stun: URL is kept for node_relay_stun_server(). */
+/** The room's ice_servers frame: the first usable turn: URL (an IP literal of a host's family;
+ *  UDP, else TCP) and its credential start an allocation, unless one is held or under way; a
+ *  TCP one after a UDP one is tried if UDP goes unanswered; the first usable stun: URL is
+ *  kept for node_relay_stun_server(). */
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig);
 
 /** Where a new peer's agent learns its server-reflexive candidate: node_config_t's
@@ -26,7 +27,8 @@ bool node_relay_handle(node_t *n, uint64_t now, const zq_addr_t *local, const zq
 bool node_relay_poll(node_t *n, uint64_t now, peer_transmit_t *tx);
 
 /** A peer's datagram "from" the relayed address becomes one to the server (a Send indication
- *  or ChannelData) from the host; others pass unchanged. False: it cannot go (counted). */
+ *  or ChannelData) from the host; others pass unchanged. False: it went on the TCP stream's
+ *  output instead, or it cannot go (counted). */
 bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx);
 
 /** A peer connected: if over the relay, a channel is bound to it (4 bytes a datagram instead

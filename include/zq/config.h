@@ -919,6 +919,16 @@
 #define ZQ_NODE_TURN ZQ_ICE_FULL
 #endif
 
+/** How long a node's TURN Allocate over UDP goes unanswered before it tries the room's
+ *  turn:...?transport=tcp server instead (a network that blocks UDP; RFC 8656 §3.1). A
+ *  browser asks every server at once; a node holds one allocation, so it tries in turn: at
+ *  the default RTO of 500 ms four Allocates have gone by 2 s.
+ *  Unit: milliseconds.
+ *  RAM: none (a time). */
+#ifndef ZQ_NODE_TURN_TCP_AFTER_MS
+#define ZQ_NODE_TURN_TCP_AFTER_MS 2500
+#endif
+
 /* ---- Cross-checks ------------------------------------------------------------------------- */
 /* Those that need a layer's types or protocol constants stay beside them: sdp.h (the longest
  * a=candidate line), ws.h (a pong's frame), node.h (zq's own SDP in a signalling frame),

@@ -1,6 +1,6 @@
 /**
  * @file turn.h
- * @brief TURN (RFC 8656) over UDP: a client allocation, sans-IO, static and bounded.
+ * @brief TURN (RFC 8656) over UDP or TCP: a client allocation, sans-IO, static and bounded.
  *
  * A device behind a symmetric NAT, or two of them, cannot reach a peer directly; a TURN server
  * relays for it. The client asks for an allocation (a relayed transport address on the server)
@@ -132,6 +132,42 @@ zq_err_t turn_channel_data_parse(const uint8_t *buf, size_t len, uint16_t *chann
 size_t turn_channel_data_write(uint8_t *out, size_t cap, uint16_t channel, const uint8_t *data,
                                size_t len);
 
+/* ---- Over a stream (RFC 8656 §3.1) ------------------------------------------------------ */
+
+/** What a client reassembles from a TCP stream: the largest frame it takes is ChannelData or a
+ *  Data indication carrying one of the node's datagrams (a Data indication's header, peer
+ *  address, DATA header and FINGERPRINT take 48 bytes; 64 leaves room). */
+#define TURN_STREAM_FRAME_MAX (ZQ_UDP_MAX_DATAGRAM + 64)
+
+typedef struct {
+    uint8_t buf[TURN_STREAM_FRAME_MAX];
+    size_t len;
+} turn_stream_t;
+
+/**
+ * The length of the frame at the head of a stream's bytes, padding included: a STUN message
+ * (RFC 8489 §5: 20 bytes and its length) or ChannelData (4 bytes and its length padded to 4,
+ * RFC 8656 §12.5, which makes the padding mandatory over TCP).
+ * @return ZQ_OK; ZQ_ERR_TRUNCATED (fewer than 4 bytes); ZQ_ERR_MALFORMED (neither: the first
+ *         bits, a reserved channel, a STUN length not a multiple of 4 or no magic cookie), after
+ *         which the stream cannot be followed.
+ */
+zq_err_t turn_stream_frame_len(const uint8_t *buf, size_t len, size_t *frame_len);
+
+/** Appends what fits of @p len bytes; @return how many were taken. */
+size_t turn_stream_feed(turn_stream_t *s, const uint8_t *data, size_t len);
+
+/**
+ * The whole frame at the head, borrowed until turn_stream_pop().
+ * @return ZQ_OK; ZQ_ERR_WOULD_BLOCK (feed more); ZQ_ERR_MALFORMED or ZQ_ERR_TOO_LONG (longer
+ *         than TURN_STREAM_FRAME_MAX): the stream is lost, the caller closes it.
+ */
+zq_err_t turn_stream_next(turn_stream_t *s, const uint8_t **frame, size_t *len);
+
+/** Drops the @p len bytes of the frame turn_stream_next() gave. */
+void turn_stream_pop(turn_stream_t *s, size_t len);
+void turn_stream_reset(turn_stream_t *s);
+
 /* ---- Server URIs (RFC 7064, RFC 7065) --------------------------------------------------- */
 
 typedef enum { TURN_URL_STUN, TURN_URL_TURN, TURN_URL_TURNS } turn_url_scheme_t;
@@ -184,6 +220,9 @@ typedef struct {
     char password[TURN_CREDENTIAL_MAX + 1];
     zq_rand_t rand;             /**< transaction ids */
     uint32_t rto_ms;            /**< first retransmission interval (RFC 8489 §6.2.1) */
+    /** Over TCP: each request is sent once and fails after Ti = 39.5 s unanswered (RFC 8489
+     *  §6.2.2); TCP retransmits. */
+    bool reliable;
 } turn_config_t;
 
 /* A pending request: what to send again, and when. */

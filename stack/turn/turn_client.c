@@ -1,4 +1,4 @@
-/* A TURN client allocation over UDP (see turn.h): requests and their retransmissions, the
+/* A TURN client allocation over UDP or TCP (see turn.h): requests and their retransmissions, the
  * long-term credential, refreshes, permissions, channels, and what comes back relayed. */
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 
 #define MAX_SENDS 7         /* Rc (RFC 8489 §6.2.1) */
 #define FINAL_WAIT 16       /* Rm */
+#define RELIABLE_TIMEOUT_MS 39500 /* Ti (RFC 8489 §6.2.2), over TCP */
 #define DEFAULT_RTO_MS 500  /* RFC 8489 §6.2.1's suggestion when nothing is known of the path */
 #define REFRESH_EARLY_S 60  /* Refresh a minute before the lifetime ends */
 #define REFRESH_RETRY_MS 5000 /* an unanswered Refresh is tried again this much later */
@@ -131,8 +132,9 @@ bool turn_client_poll_output(turn_client_t *t, uint64_t now, const uint8_t **out
         size_t n = build(t, x, t->out, sizeof t->out);
         x->due = false;
         x->sends++;
-        x->next_ms = stun_next_retransmit(now, x->sends, MAX_SENDS, t->cfg.rto_ms, FINAL_WAIT,
-                                          &x->rto);
+        x->next_ms = t->cfg.reliable ? now + RELIABLE_TIMEOUT_MS
+                                     : stun_next_retransmit(now, x->sends, MAX_SENDS,
+                                                            t->cfg.rto_ms, FINAL_WAIT, &x->rto);
         if (n == 0) {
             x->active = false; /* longer than ZQ_TURN_DATAGRAM_MAX: credentials are bounded */
             continue;
@@ -319,7 +321,8 @@ uint64_t turn_client_timeout(turn_client_t *t, uint64_t now)
         if (!x->active || x->due || now < x->next_ms) {
             continue;
         }
-        if (x->sends >= MAX_SENDS) { /* RFC 8489 §6.2.1: Rm x RTO after the last send */
+        /* RFC 8489 §6.2.1: Rm x RTO after the last send; over TCP, Ti after the only one */
+        if (x->sends >= MAX_SENDS || t->cfg.reliable) {
             txn_failed(t, now, x, 0);
         } else {
             x->due = true; /* again, with the same transaction id */

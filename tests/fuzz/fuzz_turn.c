@@ -1,7 +1,8 @@
 /* libFuzzer target for TURN (stack/turn): TURN's attributes of any STUN message, ChannelData,
  * server URIs (turn_url_parse), and the client fed arbitrary datagrams as its server's, while
  * it allocates or once it holds an allocation with a permission and a channel (reached
- * through a scripted 401 and success).
+ * through a scripted 401 and success), and the input as a TCP stream (turn_stream_*) read in
+ * pieces: every frame it finds lies within what was fed and has its header's length.
  * Nothing fed may crash it, raise an event for data from a peer it never opened to, or leave
  * it in a state the API does not name. */
 #include <stddef.h>
@@ -100,6 +101,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (turn_url_parse((const char *)body, len, &url) == ZQ_OK) {
         check(url.server.port != 0 && url.server.family != ZQ_AF_NONE &&
               (url.transport == TURN_PROTOCOL_UDP || url.transport == TURN_PROTOCOL_TCP));
+    }
+    static turn_stream_t stream;
+    turn_stream_reset(&stream);
+    size_t step = (size_t)(data[0] & 15) + 1;
+    for (size_t at = 0; at < len;) {
+        size_t took = turn_stream_feed(&stream, body + at, len - at < step ? len - at : step);
+        at += took;
+        const uint8_t *frame;
+        size_t flen, want;
+        zq_err_t err;
+        while ((err = turn_stream_next(&stream, &frame, &flen)) == ZQ_OK) {
+            check(flen <= stream.len && turn_stream_frame_len(frame, flen, &want) == ZQ_OK &&
+                  want == flen);
+            turn_stream_pop(&stream, flen);
+        }
+        if (err != ZQ_ERR_WOULD_BLOCK || took == 0) {
+            break; /* the stream is lost: a client closes it */
+        }
     }
     turn_config_t cfg = {.server = zq_addr_v4(192, 0, 2, 1, 3478), .rto_ms = 100};
     cfg.rand = (zq_rand_t){fuzz_counter_rand, &rand_state};

@@ -4,7 +4,9 @@
  * checks and DTLS go to the server as Send indications, a channel is bound once connected and
  * data then goes as ChannelData. The TURN server is scripted here (RFC 8656's messages built
  * by hand); coturn is the server in tests/interop/nat. The remote side is a plain full-ICE
- * peer_t, whose relayed address it learns from the candidates. */
+ * peer_t, whose relayed address it learns from the candidates. The server is reached over
+ * UDP, or over the node's TCP stream (RFC 8656 §3.1), whose bytes reach the node here in
+ * 7-byte pieces, so every frame is reassembled across reads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,11 +38,26 @@ static struct {
     uint64_t channel_expires; /* RFC 8656 §12: 600 s after the last ChannelBind */
 } srv;
 
+/* How the node reaches the scripted server. */
+static struct {
+    bool tcp;          /* over the node's stream: the port's connection is up */
+    bool udp_blocked;  /* the site drops UDP to the server */
+    unsigned udp_dropped;
+    uint8_t rx[4 * TURN_STREAM_FRAME_MAX]; /* stream bytes from the node, not yet a frame */
+    size_t rx_len;
+} path;
+
 /* ---- The scripted TURN server ------------------------------------------------------------ */
 
 static void to_node(const uint8_t *buf, size_t len)
 {
-    (void)node_handle_datagram(&node, now, &host, &server, buf, len);
+    if (!path.tcp) {
+        (void)node_handle_datagram(&node, now, &host, &server, buf, len);
+        return;
+    }
+    for (size_t at = 0; at < len; at += 7) {
+        node_relay_stream_input(&node, now, buf + at, len - at < 7 ? len - at : 7);
+    }
 }
 
 static void answer(const stun_msg_t *req, uint16_t type, uint16_t error)
@@ -146,6 +163,39 @@ static void server_from_remote(const uint8_t *data, size_t len)
 static unsigned direct_dropped;
 static bool cut; /* the node's network is gone: everything it sends is lost */
 
+static void server_input(const uint8_t *buf, size_t len);
+
+/* A frame's length on the stream, as the server reads it: STUN's 20-byte header and its
+ * length; ChannelData's 4 and its length, which over TCP is always padded (RFC 8656 §12.5). */
+static size_t server_frame_len(const uint8_t *buf)
+{
+    size_t n = (size_t)buf[2] << 8 | buf[3];
+    return turn_is_channel_data(buf, 4) ? 4 + ((n + 3) & ~(size_t)3) : 20 + n;
+}
+
+/* What the node put on its stream reaches the server, frame by frame. */
+static void stream_to_server(void)
+{
+    const uint8_t *data;
+    size_t len;
+    while (node_relay_stream_output(&node, &data, &len)) {
+        assert_true(len <= sizeof path.rx - path.rx_len);
+        if (!cut) {
+            memcpy(path.rx + path.rx_len, data, len);
+            path.rx_len += len;
+        }
+        node_relay_stream_sent(&node, len);
+    }
+    size_t n;
+    while (path.rx_len >= 4 && path.rx_len >= (n = server_frame_len(path.rx))) {
+        uint8_t f[TURN_STREAM_FRAME_MAX];
+        memcpy(f, path.rx, n);
+        memmove(path.rx, path.rx + n, path.rx_len - n);
+        path.rx_len -= n;
+        server_input(f, n);
+    }
+}
+
 static void flush(void)
 {
     bool moved = true;
@@ -158,11 +208,17 @@ static void flush(void)
             if (cut) {
                 continue;
             }
-            if (zq_addr_equal(&tx.remote, &server)) {
+            if (zq_addr_equal(&tx.remote, &server) && path.udp_blocked) {
+                path.udp_dropped++;
+            } else if (zq_addr_equal(&tx.remote, &server)) {
                 server_input(tx.data, tx.len);
             } else {
                 direct_dropped++;
             }
+        }
+        if (path.tcp && node_relay_stream_output(&node, &(const uint8_t *){NULL}, &(size_t){0})) {
+            moved = true;
+            stream_to_server();
         }
         while (peer_poll_transmit(&remote, now, &tx)) {
             moved = true;
@@ -252,6 +308,7 @@ static int setup(void **state)
     (void)state;
     now = 1000;
     memset(&srv, 0, sizeof srv);
+    memset(&path, 0, sizeof path);
     direct_dropped = relay_candidates_trickled = 0;
     cut = false;
     host = zq_addr_v4(192, 0, 2, 10, 5000);
@@ -398,16 +455,125 @@ static void a_peer_that_joins_during_the_allocation_gets_the_relayed_candidate_t
     assert_true(zq_addr_equal(&peer_b()->peer.path_local, &relayed));
 }
 
-/* Only turn: over UDP with an IP literal is used; the rest is counted, and nothing is sent. */
-static void turns_tcp_and_named_servers_are_skipped_and_counted(void **state)
+/* turns: (TLS) and named servers are not used, and counted; a room whose only TURN server is
+ * over TCP gets the node's allocation over TCP: it asks the port for the stream and sends
+ * nothing until the stream is up, then nothing over UDP. */
+static void turns_and_named_servers_are_skipped_and_a_tcp_only_server_waits_for_the_stream(
+    void **state)
 {
     (void)state;
     ice_servers("\"turns:203.0.113.1:443?transport=tcp\",\"turn:203.0.113.1?transport=tcp\","
                 "\"turn:turn.example.org\",\"stun:203.0.113.1\"");
     peer_transmit_t tx;
     assert_false(node_poll_transmit(&node, now, &tx));
-    assert_int_equal(node.stats.relay_urls_skipped, 3);
-    assert_int_equal(srv.allocates, 0);
+    assert_int_equal(node.stats.relay_urls_skipped, 2);
+    zq_addr_t target;
+    assert_true(node_relay_stream_target(&node, &target));
+    assert_true(zq_addr_equal(&target, &server));
+    const uint8_t *data;
+    size_t len;
+    assert_false(node_relay_stream_output(&node, &data, &len)); /* not before it is open */
+    path.tcp = true;
+    node_relay_stream_opened(&node, now);
+    flush();
+    assert_int_equal(srv.allocates, 2); /* 401, then signed: over the stream */
+    assert_int_equal(node.relay.turn.state, TURN_ALLOCATED);
+    assert_int_equal(path.udp_dropped, 0);
+}
+
+/* Over TCP the whole connection goes through the stream: checks and DTLS as Send indications,
+ * then ChannelData padded to 4 bytes (RFC 8656 §12.5), every frame the server sends back
+ * reassembled from 7-byte reads. */
+static void a_node_connects_through_an_allocation_held_over_a_tcp_stream(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\"");
+    path.tcp = true;
+    node_relay_stream_opened(&node, now);
+    flush();
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    assert_true(run_until_connected(10000));
+    assert_true(zq_addr_equal(&peer_b()->peer.path_local, &relayed));
+    assert_int_equal(srv.binds, 1);
+    unsigned before = srv.channel_data;
+    static const char msg[] = "over TCP, 23 bytes long"; /* a length no multiple of 4 */
+    assert_int_equal(node_send(&node, now, (uint8_t)(peer_b() - node.peers),
+                               (const uint8_t *)msg, sizeof msg - 1, false),
+                     ZQ_OK);
+    dc_message_t got;
+    bool read = false;
+    for (int k = 0; k < 100 && !read; k++, now += 5) {
+        flush();
+        read = peer_read(&remote, now, &got);
+    }
+    assert_true(read);
+    assert_memory_equal(got.data, msg, sizeof msg - 1);
+    assert_true(srv.channel_data > before);
+    assert_int_equal(path.rx_len, 0); /* every byte on the stream was a whole frame */
+    assert_int_equal(node.stats.relay_dropped, 0);
+    assert_int_equal(node.stats.relay_stream_lost, 0);
+}
+
+/* A site that drops UDP: the Allocate over UDP goes unanswered, and ZQ_NODE_TURN_TCP_AFTER_MS
+ * later the node asks for the room's TCP server with the same credential. */
+static void an_unanswered_udp_allocation_gives_way_to_the_rooms_tcp_server(void **state)
+{
+    (void)state;
+    path.udp_blocked = true;
+    ice_servers("\"turn:203.0.113.1:3478?transport=udp\",\"turn:203.0.113.1:3478?transport=tcp\"");
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    zq_addr_t target;
+    uint64_t start = now;
+    for (; now < start + 10000 && !node_relay_stream_target(&node, &target); now += 5) {
+        node_handle_timeout(&node, now);
+        signalling();
+        flush();
+    }
+    assert_true(now - start >= ZQ_NODE_TURN_TCP_AFTER_MS);
+    assert_true(now - start <= ZQ_NODE_TURN_TCP_AFTER_MS + 10);
+    assert_true(path.udp_dropped >= 3); /* the UDP Allocate, sent again meanwhile */
+    assert_int_equal(node.stats.relay_over_tcp, 1);
+    assert_true(peer_b()->peer.ice.relay_expected); /* the candidate is still coming */
+    path.tcp = true;
+    node_relay_stream_opened(&node, now);
+    assert_true(run_until_connected(10000));
+    assert_true(zq_addr_equal(&peer_b()->peer.path_local, &relayed));
+    assert_int_equal(srv.allocates, 2);
+}
+
+/* RFC 8656 §3.1: an allocation over TCP lives as long as its connection. A stream that closes
+ * ends it: the port is told to hold none, the peers stop waiting for the relayed candidate. */
+static void a_closed_stream_ends_the_allocation_made_over_it(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\"");
+    path.tcp = true;
+    node_relay_stream_opened(&node, now);
+    flush();
+    assert_int_equal(node.relay.turn.state, TURN_ALLOCATED);
+    node_relay_stream_closed(&node, now);
+    zq_addr_t target;
+    assert_false(node_relay_stream_target(&node, &target));
+    assert_int_equal(node.stats.relay_stream_lost, 1);
+    assert_int_equal(node.stats.relay_failed, 1);
+    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\""); /* the next join's: again */
+    assert_true(node_relay_stream_target(&node, &target));
+}
+
+/* A frame the stream cannot be followed past (neither STUN nor ChannelData: an HTTP answer
+ * from a proxy, say) ends the stream there; nothing after it is read as TURN. */
+static void bytes_that_are_no_turn_frame_end_the_stream(void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\"");
+    path.tcp = true;
+    node_relay_stream_opened(&node, now);
+    flush();
+    static const char http[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
+    node_relay_stream_input(&node, now, (const uint8_t *)http, sizeof http - 1);
+    zq_addr_t target;
+    assert_false(node_relay_stream_target(&node, &target));
+    assert_int_equal(node.stats.relay_stream_lost, 1);
 }
 
 /* RFC 8445 §2.5: a lite agent has host candidates only; a lite node allocates nothing. */
@@ -680,8 +846,17 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             a_peer_that_joins_during_the_allocation_gets_the_relayed_candidate_trickled, setup,
             teardown),
-        cmocka_unit_test_setup_teardown(turns_tcp_and_named_servers_are_skipped_and_counted,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            turns_and_named_servers_are_skipped_and_a_tcp_only_server_waits_for_the_stream,
+            setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            a_node_connects_through_an_allocation_held_over_a_tcp_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            an_unanswered_udp_allocation_gives_way_to_the_rooms_tcp_server, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_closed_stream_ends_the_allocation_made_over_it, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(bytes_that_are_no_turn_frame_end_the_stream, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_lite_node_ignores_the_turn_servers, setup, teardown),
         cmocka_unit_test_setup_teardown(an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(

@@ -252,6 +252,26 @@ static void an_unanswered_allocate_is_sent_seven_times_then_fails(void **state)
     assert_int_equal(now, 1000 + 6300 + 1600);
 }
 
+/* RFC 8489 §6.2.2: over TCP a request is sent once; unanswered, it fails after Ti = 39.5 s. */
+static void over_tcp_a_request_is_sent_once_and_fails_after_ti(void **state)
+{
+    (void)state;
+    turn.cfg.reliable = true;
+    unsigned sends = 0;
+    turn_event_t ev = {0};
+    for (int i = 0; i < 1000; i++) {
+        sends += take_request();
+        uint64_t next = turn_client_timeout(&turn, now);
+        if (next_event(&ev)) {
+            break;
+        }
+        now = next;
+    }
+    assert_int_equal(sends, 1);
+    assert_int_equal(ev.type, TURN_EVENT_FAILED);
+    assert_int_equal(now, 1000 + 39500);
+}
+
 static void an_unknown_required_attribute_fails_the_transaction(void **state)
 {
     (void)state;
@@ -500,6 +520,71 @@ static void the_release_asks_for_lifetime_zero(void **state)
     assert_int_equal(turn.state, TURN_IDLE);
 }
 
+/* RFC 8656 §3.1, §12.5: on a stream, STUN messages run 20 bytes and their length, ChannelData 4
+ * and its length padded to 4; frames are found whole however the bytes were split. */
+static void frames_on_a_stream_are_found_whole_across_any_split(void **state)
+{
+    (void)state;
+    uint8_t bytes[128];
+    size_t n = 0;
+    static const uint8_t five[5] = {1, 2, 3, 4, 5};
+    n += turn_channel_data_write(bytes + n, sizeof bytes - n, 0x4001, five, 5); /* 4 + 8 */
+    stun_builder_t b;
+    static const uint8_t tid[STUN_TID_LEN] = {1};
+    stun_build_start(&b, bytes + n, sizeof bytes - n, STUN_BINDING_REQUEST, tid);
+    n += stun_build_finish(&b); /* 20 */
+    n += turn_channel_data_write(bytes + n, sizeof bytes - n, 0x4FFF, five, 0); /* 4 */
+    static const size_t want[] = {12, 20, 4};
+    for (size_t piece = 1; piece <= n; piece++) {
+        turn_stream_t s = {0};
+        size_t got = 0, at = 0;
+        while (at < n) {
+            size_t take = piece < n - at ? piece : n - at;
+            assert_int_equal(turn_stream_feed(&s, bytes + at, take), take);
+            at += take;
+            const uint8_t *frame;
+            size_t len;
+            while (turn_stream_next(&s, &frame, &len) == ZQ_OK) {
+                assert_true(got < 3);
+                assert_int_equal(len, want[got]);
+                got++;
+                turn_stream_pop(&s, len);
+            }
+        }
+        assert_int_equal(got, 3);
+        assert_int_equal(s.len, 0);
+    }
+}
+
+/* What cannot be followed ends the stream: other first bits, a reserved channel, a STUN
+ * length not a multiple of 4 or no magic cookie, and a frame longer than the client takes. */
+static void bytes_a_stream_cannot_be_followed_past_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t b[8];
+        zq_err_t err;
+    } cases[] = {
+        {{0x80, 0, 0, 0}, ZQ_ERR_MALFORMED},                        /* RTP/DTLS range */
+        {{0x50, 0x00, 0, 4}, ZQ_ERR_MALFORMED},                     /* reserved channel */
+        {{0x00, 0x01, 0, 6, 0x21, 0x12, 0xA4, 0x42}, ZQ_ERR_MALFORMED}, /* length 6 */
+        {{0x00, 0x01, 0, 0, 'H', 'T', 'T', 'P'}, ZQ_ERR_MALFORMED},     /* no cookie */
+        {{0x40, 0x00, 0xFF, 0xFC}, ZQ_ERR_TOO_LONG},                 /* 65,532 bytes */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        turn_stream_t s = {0};
+        (void)turn_stream_feed(&s, cases[i].b, sizeof cases[i].b);
+        const uint8_t *frame;
+        size_t len;
+        assert_int_equal(turn_stream_next(&s, &frame, &len), cases[i].err);
+    }
+    turn_stream_t s = {0};
+    (void)turn_stream_feed(&s, (const uint8_t[]){0x40, 0x00}, 2);
+    const uint8_t *frame;
+    size_t len;
+    assert_int_equal(turn_stream_next(&s, &frame, &len), ZQ_ERR_WOULD_BLOCK);
+}
+
 static void turn_attributes_of_the_wrong_size_are_malformed(void **state)
 {
     (void)state;
@@ -575,6 +660,9 @@ int main(void)
         cmocka_unit_test(channel_data_round_trips_padded_to_four),
         cmocka_unit_test(channel_data_outside_its_numbers_or_length_is_refused),
         cmocka_unit_test(turn_attributes_of_the_wrong_size_are_malformed),
+        cmocka_unit_test(frames_on_a_stream_are_found_whole_across_any_split),
+        cmocka_unit_test(bytes_a_stream_cannot_be_followed_past_are_refused),
+        cmocka_unit_test_setup(over_tcp_a_request_is_sent_once_and_fails_after_ti, setup),
         cmocka_unit_test_setup(
             the_first_allocate_has_no_credential_and_the_second_the_long_term_one, setup),
         cmocka_unit_test_setup(an_answer_not_signed_with_the_key_is_dropped, setup),

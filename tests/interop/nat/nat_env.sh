@@ -32,19 +32,21 @@ trap 'exit 1' INT TERM
 fail() { echo "FAIL: $*" >&2; status=1; }
 
 # nat_env_servers ZQ: on the public segment, Debian's coturn (STUN and TURN on
-# 203.0.113.10:3478, use-auth-secret, relays on .10) and zq signal on :8080 handing members
-# that STUN server and TURN REST credentials for it; $with_turn is its WebSocket URL.
+# 203.0.113.10:3478, over UDP and TCP, use-auth-secret, relays on .10) and zq signal on :8080
+# handing members that STUN server and TURN REST credentials for both of its transports;
+# $with_turn is its WebSocket URL.
 nat_env_servers() {
     secret="rest secret shared with coturn"
     printf '%s\n' "$secret" >"$out/turn.secret"
     turnserver -n --listening-ip=203.0.113.10 --listening-port=3478 --relay-ip=203.0.113.10 \
         --min-port=49152 --max-port=49400 --use-auth-secret --static-auth-secret="$secret" \
-        --realm=zq.test --no-tls --no-dtls --no-tcp --no-cli --no-multicast-peers \
+        --realm=zq.test --no-tls --no-dtls --no-cli --no-multicast-peers \
         --simple-log --log-file=stdout --pidfile="$out/turnserver.pid" \
         --userdb="$out/turndb" >"$out/coturn.out" 2>&1 &
     pids="$pids $!"
     "$1" signal --listen 203.0.113.10:8080 --open --stun-url stun:203.0.113.10:3478 \
         --turn-secret "$out/turn.secret" --turn-url turn:203.0.113.10:3478 \
+        --turn-url 'turn:203.0.113.10:3478?transport=tcp' \
         >"$out/signal-turn.out" 2>"$out/signal-turn.err" &
     pids="$pids $!"
     wait_for "$out/signal-turn.out" "listening on" || { fail "zq signal did not start"; exit 1; }
@@ -52,7 +54,7 @@ nat_env_servers() {
         ss -Hlun src 203.0.113.10:3478 | grep -q . && break
         sleep 0.1
     done
-    ss -Hlun src 203.0.113.10:3478 | grep -q . ||
-        { fail "coturn did not open 203.0.113.10:3478"; exit 1; }
+    ss -Hlun src 203.0.113.10:3478 | grep -q . && ss -Hltn src 203.0.113.10:3478 | grep -q . ||
+        { fail "coturn did not open 203.0.113.10:3478 (UDP and TCP)"; exit 1; }
     with_turn=ws://203.0.113.10:8080/ws
 }

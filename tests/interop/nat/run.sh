@@ -6,13 +6,16 @@
 #                          coturn 203.0.113.10:3478 (use-auth-secret, relays on .10)
 #   site a, b: port-restricted cone (masquerade),   LAN 192.0.2.0/24 and 198.51.100.0/24
 #   site c, d: symmetric (masquerade random),       LAN 192.0.2.0/24 and 198.51.100.0/24
+#   site e:    cone whose router drops all outbound UDP (only TCP leaves), LAN 192.0.2.0/24
 #
 # Each cell runs in both offer directions (the member that was in the room first dials):
 #   cone <-> cone, STUN and TURN offered:   connects without the relay (srflx or prflx);
 #   cone <-> cone, STUN only:               the same;
 #   symmetric <-> symmetric, with TURN:     connects, a relayed candidate on the pair;
 #   symmetric <-> symmetric, STUN only:     fails at the connect timeout (30 s), and says
-#                                           which candidates were tried.
+#                                           which candidates were tried;
+#   UDP blocked <-> cone, with TURN:        connects through TURN over TCP (the node tries
+#                                           it when UDP goes unanswered), a relayed candidate.
 # Each connection is proved by 20 echoed probes (zq echo --probe). The guard of bed.sh must
 # have dropped nothing: no packet left the documentation ranges. Prints the matrix: the
 # candidate types of the pair each side sends on, and the open time (offer to open channel).
@@ -35,7 +38,9 @@ bed_site a 192.0.2 cone 203.0.113.1 || exit 1
 bed_site b 198.51.100 cone 203.0.113.2 || exit 1
 bed_site c 192.0.2 symmetric 203.0.113.3 || exit 1
 bed_site d 198.51.100 symmetric 203.0.113.4 || exit 1
-lan_of() { case $1 in a | c) echo 192.0.2.10 ;; *) echo 198.51.100.10 ;; esac; }
+bed_site e 192.0.2 cone 203.0.113.5 || exit 1
+bed_block_udp e || exit 1
+lan_of() { case $1 in a | c | e) echo 192.0.2.10 ;; *) echo 198.51.100.10 ;; esac; }
 
 # ---- The public servers: coturn, zq signal offering STUN and TURN (:8080), STUN only (:8081)
 nat_env_servers "$zq"
@@ -100,6 +105,12 @@ connects "cone-cone-stun" "$stun_only" a b direct
 connects "cone-cone-stun" "$stun_only" b a direct
 connects "symmetric-symmetric-turn" "$with_turn" c d relay
 connects "symmetric-symmetric-turn" "$with_turn" d c relay
+connects "udp-blocked-cone-turn-tcp" "$with_turn" e b relay
+connects "udp-blocked-cone-turn-tcp" "$with_turn" b e relay
+for f in udp-blocked-cone-turn-tcp-e-offerer udp-blocked-cone-turn-tcp-b-answerer; do
+    grep -q "TURN server 203.0.113.10:3478 over TCP" "$out/$f.err" ||
+        fail "$f: site e's node did not take TURN over TCP"
+done
 
 # ---- Symmetric <-> symmetric with STUN only: both directions at once (30 s each) ------------
 for dir in "c d" "d c"; do
