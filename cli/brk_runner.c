@@ -52,11 +52,17 @@ static const char *label(const zq_brk_runner_t *r)
     return r->opt.label != NULL ? r->opt.label : r->cmd;
 }
 
-/* A member left out for want of a slot (or we by one), always; with --verbose: who is in the
- * room, and when each peer can be sent to. */
+/* A member left out for want of a slot (or we by one) and a TURN allocation that failed,
+ * always; with --verbose: who is in the room, when each peer can be sent to, the relay up. */
 static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
 {
     if (zq_sig_link_note_slots(&r->nh.sig, ev)) { /* said even without --verbose: it is why */
+        return;
+    }
+    if (ev->type == NODE_EVENT_RELAY && (r->opt.verbose || !ev->relay_up)) {
+        char line[NODE_DESCRIBE_MAX];
+        (void)node_describe_relay(&r->node, ev, line, sizeof line);
+        (void)fprintf(stderr, "zq %s: %s\n", label(r), line);
         return;
     }
     if (!r->opt.verbose) {

@@ -62,6 +62,10 @@ static void print_event(echo_app_t *a, const node_event_t *ev)
     case NODE_EVENT_WAITING:
         (void)zq_sig_link_note_slots(&a->nh.sig, ev);
         break;
+    case NODE_EVENT_RELAY:
+        (void)node_describe_relay(&a->node, ev, line, sizeof line);
+        (void)fprintf(stderr, "zq echo: %s\n", line);
+        break;
     default:
         break;
     }

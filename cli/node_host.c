@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "port/posix/ws_tls.h"
 
 static uint8_t arena[ZQ_NODE_HOST_ARENA];
 
@@ -58,6 +59,12 @@ uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_co
     for (uint8_t i = 0; i < nh->n_socks; i++) {
         cfg->hosts[cfg->n_hosts++] = nh->bound[i];
     }
+#if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM
+    const char *why;
+    if (zq_posix_tls_config(&cfg->turn_trust, &why) != ZQ_OK) {
+        cfg->turn_trust = NULL; /* turns: URLs are skipped (counted) */
+    }
+#endif
     return nh->n_socks;
 }
 
@@ -171,27 +178,39 @@ static void turn_link_ready(void *ctx, int fd, uint64_t now)
 }
 
 /* Opens the connection the node asks for (waiting up to ZQ_NODE_HOST_TURN_CONNECT_MS, as the
- * signalling link's does), closes one it no longer wants. */
-static void turn_link_sync(zq_node_host_t *nh, uint64_t now)
+ * signalling link's does), closes one it no longer wants. @return true when a connect failed:
+ * the node may name its next server at once. */
+static bool turn_link_step(zq_node_host_t *nh, uint64_t now)
 {
     zq_addr_t server;
     bool wanted = zq_host_relay_stream_target(&nh->host, &server);
-    if (nh->turn_sock != ZQ_SOCKET_INVALID && !wanted) {
+    if (nh->turn_sock != ZQ_SOCKET_INVALID &&
+        (!wanted || !zq_addr_equal(&server, &nh->turn_server))) {
         turn_link_close(nh);
-    } else if (nh->turn_sock == ZQ_SOCKET_INVALID && wanted) {
-        char text[ZQ_ADDR_TEXT_MAX];
-        zq_addr_format(&server, text, sizeof text);
-        if (zq_port_tcp_connect(&nh->turn_sock, &server, ZQ_NODE_HOST_TURN_CONNECT_MS) != ZQ_OK ||
-            zq_loop_add_fd(nh->loop, nh->turn_sock, turn_link_ready, nh) != ZQ_OK) {
-            (void)fprintf(stderr, "zq %s: TURN server %s over TCP: no connection\n", nh->sig.cmd,
-                          text);
-            zq_port_tcp_close(nh->turn_sock);
-            nh->turn_sock = ZQ_SOCKET_INVALID;
-            zq_host_relay_stream_closed(&nh->host, now);
-            return;
-        }
-        (void)fprintf(stderr, "zq %s: TURN server %s over TCP\n", nh->sig.cmd, text);
-        zq_host_relay_stream_opened(&nh->host, now);
+    }
+    if (nh->turn_sock != ZQ_SOCKET_INVALID || !wanted) {
+        return false;
+    }
+    char text[ZQ_ADDR_TEXT_MAX];
+    zq_addr_format(&server, text, sizeof text);
+    if (zq_port_tcp_connect(&nh->turn_sock, &server, ZQ_NODE_HOST_TURN_CONNECT_MS) != ZQ_OK ||
+        zq_loop_add_fd(nh->loop, nh->turn_sock, turn_link_ready, nh) != ZQ_OK) {
+        (void)fprintf(stderr, "zq %s: TURN server %s over TCP: no connection\n", nh->sig.cmd,
+                      text);
+        zq_port_tcp_close(nh->turn_sock);
+        nh->turn_sock = ZQ_SOCKET_INVALID;
+        zq_host_relay_stream_closed(&nh->host, now);
+        return true;
+    }
+    (void)fprintf(stderr, "zq %s: TURN server %s over TCP\n", nh->sig.cmd, text);
+    nh->turn_server = server;
+    zq_host_relay_stream_opened(&nh->host, now);
+    return false;
+}
+
+static void turn_link_sync(zq_node_host_t *nh, uint64_t now)
+{
+    for (int tries = 0; tries < NODE_RELAY_TRANSPORTS && turn_link_step(nh, now); tries++) {
     }
     turn_link_flush(nh, now);
 }

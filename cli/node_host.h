@@ -32,9 +32,11 @@
 #include "stack/dtls/dtls.h"
 
 /** mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
- *  identity (README, "Memory and footprint"), and a wss:// signalling session at its
- *  handshake's peak (README, Security). One per process: a program hosts one node. */
-#define ZQ_NODE_HOST_ARENA (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024 + ZQ_WSS_ARENA)
+ *  identity (README, "Memory and footprint"), a wss:// signalling session at its handshake's
+ *  peak (README, Security), and as much for a TURN allocation over TLS (turns:). One per
+ *  process: a program hosts one node. */
+#define ZQ_NODE_HOST_ARENA                                                                    \
+    (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024 + ZQ_WSS_ARENA + ZQ_NODE_TURN_STREAM * ZQ_WSS_ARENA)
 /** What a wss:// session takes from the arena at its peak: 18.6 KB with an RSA-2048 server key,
  *  9.6 KB with ECDSA P-256 (tests/interop/wss/run.sh; README, Security); room for RSA-4096. */
 #define ZQ_WSS_ARENA (32 * 1024)
@@ -53,6 +55,7 @@ typedef struct {
     uint64_t next_check;                  /* when the addresses are looked at again */
     size_t driver;                        /* our id on the loop */
     zq_socket_t turn_sock;                /* TURN over TCP (node.h), or ZQ_SOCKET_INVALID */
+    zq_addr_t turn_server;                /* where turn_sock is connected */
 } zq_node_host_t;
 
 /** How long the TCP connect to a TURN server may take (the loop waits, as for signalling). */
@@ -71,7 +74,9 @@ bool zq_node_host_identity(zq_rand_t *rand, dtls_identity_t *identity, dtls_cont
  * which candidate it reached, as ICE needs (RFC 8445 §7.3): @p want itself, or for an
  * unspecified address every address of its family (loopback too: a browser on this host
  * reaches us there), which are then looked at every ZQ_NODE_HOST_ADDRESS_CHECK_MS. Fills
- * @p nh's sockets and @p cfg's hosts. @return how many opened.
+ * @p nh's sockets and @p cfg's hosts, and the trust store turns: servers are checked against
+ * (wss://'s: $SSL_CERT_FILE, port/posix/ws_tls.h; none if it cannot be read). @return how
+ * many opened.
  */
 uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_config_t *cfg);
 

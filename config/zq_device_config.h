@@ -81,4 +81,10 @@
 
 #define ZQ_LOG_LEVEL 0
 
+/* ---- TURN over TCP and TLS: off, the device ports do not carry the stream yet ------------ */
+/* #ifndef, so scripts/footprint can measure its price with it on (tools/footprint). */
+#ifndef ZQ_NODE_TURN_STREAM
+#define ZQ_NODE_TURN_STREAM 0
+#endif
+
 #endif /* ZQ_DEVICE_CONFIG_H */

@@ -8,8 +8,8 @@
 
 /* Queues an event and returns it for extra fields; NULL when the queue is full (four per peer
  * between drains at most: a refusal means events were not drained, node_events_refused()). */
-static node_event_t *push_event(node_t *n, node_event_type_t type, uint8_t peer,
-                                peer_failure_t why)
+node_event_t *node_push_event(node_t *n, node_event_type_t type, uint8_t peer,
+                              peer_failure_t why)
 {
     node_event_t *e = ZQ_QUEUE_PUSH(&n->evq, n->events);
     if (e != NULL) {
@@ -111,7 +111,7 @@ static void forget(node_t *n, int i, peer_failure_t why)
     n->peers[i].used = false;
     n->peers[i].draining = true; /* node_poll_transmit sends what is left, then releases it */
     if (was_open || why != PEER_FAIL_NONE) {
-        node_event_t *e = push_event(n, NODE_EVENT_PEER_GONE, (uint8_t)i, why);
+        node_event_t *e = node_push_event(n, NODE_EVENT_PEER_GONE, (uint8_t)i, why);
         const peer_t *p = &n->peers[i].peer;
         if (e != NULL && why != PEER_FAIL_NONE && !p->have_path) {
             ice_agent_tried(&p->ice, &e->tried); /* failed before ICE found a path: the tries */
@@ -240,7 +240,7 @@ static int new_peer(node_t *n, uint64_t now, const char *id, bool dialing)
          * when a slot frees; the application is told too, so a device can say why. */
         n->stats.peers_refused++;
         wait_list_add(n, id);
-        (void)push_event(n, NODE_EVENT_PEER_REFUSED, NODE_NO_PEER, PEER_FAIL_NONE);
+        (void)node_push_event(n, NODE_EVENT_PEER_REFUSED, NODE_NO_PEER, PEER_FAIL_NONE);
         return -1;
     }
     node_peer_t *np = &n->peers[i];
@@ -294,7 +294,7 @@ static void pump_peer(node_t *n, int i, uint64_t now)
             if (!np->open) {
                 np->open = true;
                 node_event_t *e =
-                    push_event(n, NODE_EVENT_PEER_CONNECTED, (uint8_t)i, PEER_FAIL_NONE);
+                    node_push_event(n, NODE_EVENT_PEER_CONNECTED, (uint8_t)i, PEER_FAIL_NONE);
                 uint64_t took = now - np->started_at;
                 ice_cand_type_t local, remote;
                 if (e != NULL) {
@@ -317,7 +317,7 @@ static void pump_peer(node_t *n, int i, uint64_t now)
             break;
         case PEER_EVENT_WRITABLE:
         case PEER_EVENT_BUFFERED_LOW:
-            push_event(n, NODE_EVENT_WRITABLE, (uint8_t)i, PEER_FAIL_NONE);
+            node_push_event(n, NODE_EVENT_WRITABLE, (uint8_t)i, PEER_FAIL_NONE);
             break;
         case PEER_EVENT_FAILED:
         case PEER_EVENT_CLOSED:
@@ -364,7 +364,7 @@ static void take_refusal(node_t *n)
     if (i >= 0) {
         forget(n, i, PEER_FAIL_NONE);
     }
-    (void)push_event(n, NODE_EVENT_WAITING, NODE_NO_PEER, PEER_FAIL_NONE);
+    (void)node_push_event(n, NODE_EVENT_WAITING, NODE_NO_PEER, PEER_FAIL_NONE);
 }
 
 void node_handle_signal(node_t *n, uint64_t now, const char *frame, size_t len)
@@ -377,7 +377,7 @@ void node_handle_signal(node_t *n, uint64_t now, const char *frame, size_t len)
     switch (n->sig.type) {
     case SIG_EVENT_WELCOME:
         memcpy(n->my_id, n->sig.peer, sizeof n->my_id);
-        push_event(n, NODE_EVENT_WELCOME, 0, PEER_FAIL_NONE);
+        node_push_event(n, NODE_EVENT_WELCOME, 0, PEER_FAIL_NONE);
         break;
     case SIG_EVENT_PEER_JOINED:
         (void)new_peer(n, now, n->sig.peer, true);

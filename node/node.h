@@ -28,6 +28,9 @@
 #include "stack/peer/peer.h"
 #include "stack/turn/turn.h"
 #include "zq/config.h"
+#if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM
+#include "stack/tls/tls_client.h"
+#endif
 #include "zq/queue.h"
 
 _Static_assert(ZQ_SIG_SDP_MAX >= PEER_SDP_MAX, "our own offer or answer must fit a signalling "
@@ -41,6 +44,11 @@ typedef struct {
     uint8_t n_hosts;
     zq_addr_t stun_server;          /**< for a full agent's server-reflexive candidate; none = 0 */
     bool ice_lite;                  /**< an ICE-lite agent (RFC 8445 §2.5), dialing and answering */
+#if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM
+    /** Whom a turns: server must prove it is (its chain and its IP, tls_client.h); borrowed.
+     *  NULL: the room's turns: URLs are skipped. */
+    tls_client_config_t *turn_trust;
+#endif
 } node_config_t;
 
 typedef enum {
@@ -55,6 +63,8 @@ typedef enum {
     NODE_EVENT_WAITING,        /**< a member had no slot for us and said so (`refused`): it
                                     dials us when it has; no @c peer (NODE_NO_PEER). Our own
                                     dial to it, if any, is given up at once */
+    NODE_EVENT_RELAY,          /**< the TURN allocation is up (@c relay_up) or failed, over
+                                    @c relay_transport; no @c peer. node_describe_relay() */
 } node_event_type_t;
 
 #define NODE_NO_PEER UINT8_MAX
@@ -70,6 +80,8 @@ typedef struct {
     uint8_t path_remote;       /**< ice_agent_path_types() */
     ice_tried_t tried;         /**< PEER_GONE after a failure before ICE selected a pair: what
                                     the checks covered; else all 0 */
+    bool relay_up;             /**< RELAY: allocated (elapsed_ms after the first try), or not */
+    uint8_t relay_transport;   /**< RELAY: node_relay_transport_t */
 } node_event_t;
 
 typedef struct {
@@ -101,13 +113,22 @@ typedef struct {
     uint32_t refused_by_members; /**< `refused` frames from members full for now */
     uint32_t peer_init_failed; /**< a slot was free but its connection could not start */
     uint32_t redials;            /**< failed connections we dialed, to be dialed again */
-    uint32_t relay_urls_skipped; /**< ice_servers URLs not used: turns:, host names */
-    uint32_t relay_over_tcp;   /**< allocations tried over TCP after UDP went unanswered */
-    uint32_t relay_stream_lost; /**< TCP streams to the server that closed or broke framing */
+    uint32_t relay_urls_skipped; /**< ice_servers URLs not used: host names, turns: with no
+                                      trust store, a stream with ZQ_NODE_TURN_STREAM 0 */
+    uint32_t relay_fallbacks;  /**< allocations tried on the next transport (UDP unanswered,
+                                    TCP not connected) */
+    uint32_t relay_stream_lost; /**< TCP streams to the server that closed, broke framing or
+                                    failed TLS */
     uint32_t relay_failed;     /**< TURN allocations refused or unanswered */
     uint32_t relay_refused;    /**< permissions or channels the TURN server refused */
     uint32_t relay_dropped;    /**< datagrams for the relay that could not be wrapped */
 } node_stats_t;
+
+/** Longest reason a failed allocation keeps (node_describe_relay()), plus NUL. */
+#define NODE_RELAY_WHY_MAX 128
+
+/** How a node reaches its TURN server, in the order it tries them. */
+typedef enum { NODE_RELAY_UDP, NODE_RELAY_TCP, NODE_RELAY_TLS, NODE_RELAY_TRANSPORTS } node_relay_transport_t;
 
 /** The node's TURN allocation (node_relay.c): one for all its peers. */
 typedef struct {
@@ -117,15 +138,22 @@ typedef struct {
     zq_addr_t host;            /* our socket that talks to the server */
     uint64_t deadline;         /* turn_client_timeout()'s next, or ZQ_TIME_NEVER */
     uint8_t out[ZQ_UDP_MAX_DATAGRAM]; /* a peer's datagram wrapped for the server */
-    /* Over TCP (RFC 8656 §3.1): the port's stream to the server carries what UDP would. */
-    bool stream;               /* the allocation's server is reached over TCP */
+    /* The room's servers in the order they are tried: UDP; TCP when UDP goes unanswered for
+     * ZQ_NODE_TURN_TCP_AFTER_MS; TLS when TCP does not connect either (RFC 8656 §3.1). */
+    zq_addr_t servers[NODE_RELAY_TRANSPORTS];
+    uint8_t offered;           /* bit per node_relay_transport_t the room named, untried */
+    uint8_t transport;         /* node_relay_transport_t: the one tried now */
+    uint64_t udp_given_up_at;  /* when an unanswered UDP Allocate gives way */
+    uint64_t started_at;       /* the first try's start */
+    char why[NODE_RELAY_WHY_MAX]; /* what failed the last allocation */
+#if ZQ_NODE_TURN_STREAM
     bool stream_open;          /* the port's connection is up */
-    bool has_tcp;              /* the room named a TCP server to try when UDP is unanswered */
-    zq_addr_t tcp_server;
-    uint64_t tcp_at;           /* when an unanswered UDP Allocate gives way to it */
-    turn_stream_t stream_in;   /* bytes from the server, reassembled into frames */
+    bool tls_up;               /* turns: the handshake is done */
+    turn_stream_t stream_in;   /* bytes from the server (decrypted), reassembled into frames */
     uint8_t stream_out[2 * TURN_STREAM_FRAME_MAX]; /* frames for the server, not yet taken */
     size_t stream_out_len;
+    tls_client_t tls;          /* turns: the session over the stream */
+#endif
 #else
     uint8_t unused;
 #endif
@@ -170,18 +198,21 @@ void node_handle_timeout(node_t *n, uint64_t now);
 uint64_t node_next_timeout(const node_t *n);
 bool node_poll_transmit(node_t *n, uint64_t now, peer_transmit_t *tx);
 
-/* ---- TURN over TCP (RFC 8656 §3.1): the port's stream to the room's TURN server ----------
- * When UDP to the server goes unanswered (ZQ_NODE_TURN_TCP_AFTER_MS) or the room names only
- * a turn:...?transport=tcp server, the allocation runs over a TCP connection the port holds:
- * it connects while node_relay_stream_target() names a server and closes when it names none;
- * bytes move as they do for a TLS session. The allocation lives as long as the connection. */
+/* ---- TURN over TCP and TLS (RFC 8656 §3.1): the port's stream to the room's TURN server --
+ * When UDP to the server goes unanswered (ZQ_NODE_TURN_TCP_AFTER_MS), or the room names no
+ * UDP server, the allocation runs over a TCP connection the port holds: turn:...?transport=tcp
+ * as it is, turns: inside TLS, which the node runs itself (stack/tls, checked against
+ * node_config_t.turn_trust), so the port only moves bytes. It connects while
+ * node_relay_stream_target() names a server and closes when it names none. The allocation
+ * lives as long as the connection. With ZQ_NODE_TURN_STREAM 0 no target is ever named. */
 
 /** The server the port is to hold a TCP connection to; false: none (close any). */
 bool node_relay_stream_target(const node_t *n, zq_addr_t *server);
 /** The connection is up: the allocation's requests start. */
 void node_relay_stream_opened(node_t *n, uint64_t now);
-/** It failed to open, or closed: the allocation is gone (its peers lose the relayed
- *  candidate); the next join's ice_servers frame starts another. */
+/** It failed to open, or closed: the allocation is gone. A TCP server that did not connect
+ *  gives way to the room's turns: one, if any (the next target); else its peers lose the
+ *  relayed candidate, and the next join's ice_servers frame starts another. */
 void node_relay_stream_closed(node_t *n, uint64_t now);
 /** Bytes the connection received, any split (all are taken). */
 void node_relay_stream_input(node_t *n, uint64_t now, const uint8_t *data, size_t len);
@@ -231,7 +262,7 @@ const char *node_peer_id(const node_t *n, uint8_t peer);
 void node_set_hosts(node_t *n, uint64_t now, const zq_addr_t *hosts, uint8_t n_hosts);
 
 /** Longest text node_describe_event() writes, plus NUL. */
-#define NODE_DESCRIBE_MAX 160
+#define NODE_DESCRIBE_MAX (160 + NODE_RELAY_WHY_MAX)
 
 /**
  * A line for a log about a peer event (node_describe.c), without the peer's id:
@@ -242,6 +273,13 @@ void node_set_hosts(node_t *n, uint64_t now, const zq_addr_t *hosts, uint8_t n_h
  * @return its length; 0 and "" for other events.
  */
 size_t node_describe_event(const node_event_t *ev, char *out, size_t cap);
+
+/**
+ * A line for a log about a NODE_EVENT_RELAY: "TURN allocation over TCP in 2610 ms: relayed
+ * address 203.0.113.10:49170", or "TURN allocation over TLS failed: TLS handshake failed: the
+ * certificate's chain ...". @return its length; 0 and "" for other events.
+ */
+size_t node_describe_relay(const node_t *n, const node_event_t *ev, char *out, size_t cap);
 /** Closes every peer (ABORT + close_notify go out on the next poll_transmit calls). */
 void node_close(node_t *n, uint64_t now);
 

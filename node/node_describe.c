@@ -58,3 +58,29 @@ size_t node_describe_event(const node_event_t *ev, char *out, size_t cap)
     }
     return zq_text_end(&w);
 }
+
+size_t node_describe_relay(const node_t *n, const node_event_t *ev, char *out, size_t cap)
+{
+    static const char *const over[] = {"UDP", "TCP", "TLS"};
+    zq_writer_t w = zq_text_writer(out, cap);
+#if ZQ_NODE_TURN
+    if (ev->type == NODE_EVENT_RELAY && ev->relay_transport < NODE_RELAY_TRANSPORTS) {
+        zq_write_str(&w, "TURN allocation over ");
+        zq_write_str(&w, over[ev->relay_transport]);
+        if (ev->relay_up) {
+            zq_write_str(&w, " in ");
+            zq_write_udec(&w, ev->elapsed_ms);
+            char relayed[ZQ_ADDR_TEXT_MAX];
+            zq_addr_format(&n->relay.turn.relayed, relayed, sizeof relayed);
+            zq_write_str(&w, " ms: relayed address ");
+            zq_write_str(&w, relayed);
+        } else {
+            zq_write_str(&w, " failed: ");
+            zq_write_str(&w, n->relay.why);
+        }
+    }
+#else
+    (void)n, (void)ev, (void)over;
+#endif
+    return zq_text_end(&w);
+}

@@ -16,22 +16,23 @@
 
 #if ZQ_NODE_TURN
 
-/* Whether an unanswered Allocate over UDP is to give way to the room's TCP server. */
-static bool tcp_pending(const node_t *n)
+/* Whether an unanswered Allocate over UDP is to give way to the room's next server. */
+static bool udp_giving_way(const node_t *n)
 {
-    return n->relay.has_tcp && !n->relay.stream && n->relay.turn.state == TURN_ALLOCATING;
+    return n->relay.transport == NODE_RELAY_UDP && n->relay.offered != 0 &&
+           n->relay.turn.state == TURN_ALLOCATING;
 }
 
-static void sync_deadline(node_t *n, uint64_t now)
+void node_relay_sync_deadline(node_t *n, uint64_t now)
 {
     n->relay.deadline = n->relay.turn.state == TURN_IDLE ? ZQ_TIME_NEVER
                                                           : turn_client_timeout(&n->relay.turn, now);
-    if (tcp_pending(n)) {
-        n->relay.deadline = zq_time_min(n->relay.deadline, n->relay.tcp_at);
+    if (udp_giving_way(n)) {
+        n->relay.deadline = zq_time_min(n->relay.deadline, n->relay.udp_given_up_at);
     }
 }
 
-static bool usable(const node_t *n)
+bool node_relay_usable(const node_t *n)
 {
     return n->relay.turn.state == TURN_ALLOCATED;
 }
@@ -62,35 +63,33 @@ static bool next_url(const char **cursor, turn_url_t *u, zq_err_t *err)
     return true;
 }
 
-/* The first turn: URL over UDP with an IP literal of one of our families, else the first over
- * TCP; a TCP one after a UDP one is kept for when UDP goes unanswered. turns: (TLS) is not
- * yet done, names are the port's to resolve. */
-static bool pick_server(node_t *n, const char *urls, turn_url_t *out)
+/* Which of the node's ways to a TURN server a URL is, if the node can use it: an IP literal
+ * of one of our families (names are the port's to resolve, and it resolves none yet). */
+static bool transport_of(const node_t *n, const turn_url_t *u, node_relay_transport_t *t)
+{
+    if (u->scheme == TURN_URL_STUN || host_for(n, &u->server) == NULL) {
+        return false;
+    }
+    *t = u->scheme == TURN_URL_TURNS ? NODE_RELAY_TLS
+         : u->transport == TURN_PROTOCOL_TCP ? NODE_RELAY_TCP : NODE_RELAY_UDP;
+    return *t == NODE_RELAY_UDP || node_relay_stream_can(n, *t);
+}
+
+/* The room's first server of each transport; the rest are counted as skipped. */
+static void pick_servers(node_t *n, const char *urls)
 {
     turn_url_t u;
     zq_err_t err;
-    bool have_udp = false, have_tcp = false;
-    n->relay.has_tcp = false;
+    n->relay.offered = 0;
     for (const char *cursor = urls; next_url(&cursor, &u, &err);) {
-        bool usable_url = err == ZQ_OK && u.scheme == TURN_URL_TURN &&
-                          host_for(n, &u.server) != NULL;
-        if (usable_url && u.transport == TURN_PROTOCOL_UDP && !have_udp) {
-            *out = u;
-            have_udp = true;
-        } else if (usable_url && u.transport == TURN_PROTOCOL_TCP && !have_tcp) {
-            n->relay.tcp_server = u.server;
-            have_tcp = true;
-        } else if (!usable_url && (err != ZQ_OK || u.scheme != TURN_URL_STUN)) {
+        node_relay_transport_t t;
+        if (err == ZQ_OK && transport_of(n, &u, &t) && !(n->relay.offered & (1u << t))) {
+            n->relay.servers[t] = u.server;
+            n->relay.offered |= (uint8_t)(1u << t);
+        } else if (err != ZQ_OK || u.scheme != TURN_URL_STUN) {
             n->stats.relay_urls_skipped++;
         }
     }
-    if (!have_udp && have_tcp) {
-        *out = (turn_url_t){.scheme = TURN_URL_TURN, .server = n->relay.tcp_server,
-                            .transport = TURN_PROTOCOL_TCP};
-        return true;
-    }
-    n->relay.has_tcp = have_udp && have_tcp;
-    return have_udp;
 }
 
 /* The first stun: URL with an IP literal of one of our families (RFC 7064). */
@@ -111,24 +110,28 @@ zq_addr_t node_relay_stun_server(const node_t *n)
     return n->cfg.stun_server.family != ZQ_AF_NONE ? n->cfg.stun_server : n->relay.stun;
 }
 
-/* Starts the allocation on @p server, over TCP when @p tcp (the port then opens the stream);
- * the credential is the join's, or the one a UDP try was started with. */
-static bool start(node_t *n, uint64_t now, const zq_addr_t *server, bool tcp,
-                  const char *username, const char *password)
+bool node_relay_start_next(node_t *n, uint64_t now)
 {
-    turn_config_t cfg = {.server = *server, .rand = n->cfg.rand, .reliable = tcp};
-    (void)snprintf(cfg.username, sizeof cfg.username, "%s", username);
-    (void)snprintf(cfg.password, sizeof cfg.password, "%s", password);
-    n->relay.host = *host_for(n, server);
-    n->relay.stream = tcp;
-    n->relay.stream_open = false;
-    n->relay.stream_out_len = 0;
-    turn_stream_reset(&n->relay.stream_in);
-    if (turn_client_start(&n->relay.turn, &cfg, now) != ZQ_OK) {
-        n->relay.turn.state = TURN_IDLE;
-        return false;
+    for (uint8_t t = 0; t < NODE_RELAY_TRANSPORTS; t++) {
+        if (!(n->relay.offered & (1u << t))) {
+            continue;
+        }
+        n->relay.offered &= (uint8_t)~(1u << t);
+        /* The credential is the join's, kept in the client's configuration across tries. */
+        turn_config_t cfg = n->relay.turn.cfg;
+        cfg.server = n->relay.servers[t];
+        cfg.rand = n->cfg.rand;
+        cfg.reliable = t != NODE_RELAY_UDP; /* RFC 8489 §6.2.2 */
+        n->relay.transport = t;
+        n->relay.host = *host_for(n, &cfg.server);
+        n->relay.udp_given_up_at = now + ZQ_NODE_TURN_TCP_AFTER_MS;
+        node_relay_stream_reset(n);
+        if (turn_client_start(&n->relay.turn, &cfg, now) == ZQ_OK) {
+            return true;
+        }
     }
-    return true;
+    n->relay.turn.state = TURN_IDLE;
+    return false;
 }
 
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
@@ -141,27 +144,25 @@ void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
     if (st == TURN_ALLOCATING || st == TURN_ALLOCATED) {
         return; /* held: a rejoin keeps it */
     }
-    turn_url_t u;
-    if (!pick_server(n, sig->text, &u)) {
-        return;
-    }
+    pick_servers(n, sig->text);
     _Static_assert(SIG_CREDENTIAL_MAX <= TURN_CREDENTIAL_MAX, "a credential must fit TURN's");
-    if (!start(n, now, &u.server, u.transport == TURN_PROTOCOL_TCP, sig->username,
-               sig->credential)) {
+    memcpy(n->relay.turn.cfg.username, sig->username, sizeof sig->username);
+    memcpy(n->relay.turn.cfg.password, sig->credential, sizeof sig->credential);
+    n->relay.started_at = now;
+    if (!node_relay_start_next(n, now)) {
         return;
     }
-    n->relay.tcp_at = now + ZQ_NODE_TURN_TCP_AFTER_MS;
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used) {
             peer_expect_relay(&n->peers[i].peer, now, true);
         }
     }
-    sync_deadline(n, now);
+    node_relay_sync_deadline(n, now);
 }
 
 void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)
 {
-    if (usable(n)) {
+    if (node_relay_usable(n)) {
         (void)peer_add_relay_candidate(p, now, &n->relay.turn.relayed, &n->relay.turn.mapped,
                                        &n->relay.host);
     } else if (n->relay.turn.state == TURN_ALLOCATING) {
@@ -169,11 +170,19 @@ void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)
     }
 }
 
+static void relay_event(node_t *n, uint64_t now, bool up)
+{
+    node_event_t *e = node_push_event(n, NODE_EVENT_RELAY, NODE_NO_PEER, PEER_FAIL_NONE);
+    if (e != NULL) {
+        e->relay_up = up;
+        e->relay_transport = n->relay.transport;
+        e->elapsed_ms = (uint32_t)(now - n->relay.started_at);
+    }
+}
+
 static void allocated(node_t *n, uint64_t now)
 {
-    char relayed[ZQ_ADDR_TEXT_MAX];
-    zq_addr_format(&n->relay.turn.relayed, relayed, sizeof relayed);
-    ZQ_LOGI("node", "TURN allocation: relayed address %s", relayed);
+    relay_event(n, now, true);
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used) {
             node_relay_prepare_peer(n, now, &n->peers[i].peer);
@@ -181,11 +190,12 @@ static void allocated(node_t *n, uint64_t now)
     }
 }
 
-static void failed(node_t *n, uint64_t now, uint16_t code)
+void node_relay_failed(node_t *n, uint64_t now, const char *why)
 {
     n->stats.relay_failed++;
-    ZQ_LOGW("node", "TURN allocation failed (%s %u): no relayed candidate",
-            code == 0 ? "no answer" : "error", (unsigned)code);
+    (void)snprintf(n->relay.why, sizeof n->relay.why, "%s", why);
+    ZQ_LOGW("node", "TURN allocation failed: %s", why);
+    relay_event(n, now, false);
     for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
         if (n->peers[i].used) {
             peer_expect_relay(&n->peers[i].peer, now, false);
@@ -193,7 +203,22 @@ static void failed(node_t *n, uint64_t now, uint16_t code)
     }
 }
 
-static void pump(node_t *n, uint64_t now)
+/* The allocation's own failure: the server's error (RFC 8656 §19), or no answer. */
+static void failed_with(node_t *n, uint64_t now, uint16_t code)
+{
+    char why[NODE_RELAY_WHY_MAX];
+    if (code == 0) {
+        (void)snprintf(why, sizeof why, "no answer from the server");
+    } else {
+        (void)snprintf(why, sizeof why, "the server answered %u%s", (unsigned)code,
+                       code == TURN_ERROR_UNAUTHORIZED || code == TURN_ERROR_WRONG_CREDENTIALS
+                           ? " (the credential: is --turn-secret coturn's static-auth-secret?)"
+                           : "");
+    }
+    node_relay_failed(n, now, why);
+}
+
+void node_relay_pump(node_t *n, uint64_t now)
 {
     turn_event_t ev;
     while (turn_client_poll_event(&n->relay.turn, &ev)) {
@@ -202,7 +227,7 @@ static void pump(node_t *n, uint64_t now)
             allocated(n, now);
             break;
         case TURN_EVENT_FAILED:
-            failed(n, now, ev.code);
+            failed_with(n, now, ev.code);
             break;
         case TURN_EVENT_DATA:
             /* Borrows the datagram being handled: handed on before the next one. */
@@ -216,38 +241,20 @@ static void pump(node_t *n, uint64_t now)
             break;
         }
     }
-    sync_deadline(n, now);
+    node_relay_sync_deadline(n, now);
 }
 
 bool node_relay_handle(node_t *n, uint64_t now, const zq_addr_t *local, const zq_addr_t *remote,
                        const uint8_t *data, size_t len)
 {
-    if (n->relay.turn.state == TURN_IDLE || n->relay.stream ||
+    if (n->relay.turn.state == TURN_IDLE || n->relay.transport != NODE_RELAY_UDP ||
         !zq_addr_equal(remote, &n->relay.turn.cfg.server) ||
         !zq_addr_equal(local, &n->relay.host)) {
         return false;
     }
     turn_client_handle(&n->relay.turn, now, data, len);
-    pump(n, now);
+    node_relay_pump(n, now);
     return true;
-}
-
-static size_t stream_room(const node_t *n)
-{
-    return sizeof n->relay.stream_out - n->relay.stream_out_len;
-}
-
-/* Over TCP the allocation's requests join the stream's output (once it is open). */
-static void fill_stream(node_t *n, uint64_t now)
-{
-    const uint8_t *data;
-    size_t len;
-    while (n->relay.stream_open && stream_room(n) >= ZQ_TURN_DATAGRAM_MAX &&
-           turn_client_poll_output(&n->relay.turn, now, &data, &len)) {
-        memcpy(n->relay.stream_out + n->relay.stream_out_len, data, len);
-        n->relay.stream_out_len += len;
-    }
-    sync_deadline(n, now);
 }
 
 bool node_relay_poll(node_t *n, uint64_t now, peer_transmit_t *tx)
@@ -257,14 +264,14 @@ bool node_relay_poll(node_t *n, uint64_t now, peer_transmit_t *tx)
     if (n->relay.turn.state == TURN_IDLE) {
         return false;
     }
-    if (n->relay.stream) {
-        fill_stream(n, now);
+    if (n->relay.transport != NODE_RELAY_UDP) {
+        node_relay_stream_fill(n, now);
         return false;
     }
     if (!turn_client_poll_output(&n->relay.turn, now, &data, &len)) {
         return false;
     }
-    sync_deadline(n, now);
+    node_relay_sync_deadline(n, now);
     *tx = (peer_transmit_t){.local = n->relay.host, .remote = n->relay.turn.cfg.server,
                             .data = data, .len = len};
     return true;
@@ -275,22 +282,20 @@ bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx)
     if (n->relay.turn.state == TURN_IDLE || !zq_addr_equal(&tx->local, &n->relay.turn.relayed)) {
         return true; /* not for the relay */
     }
+    if (n->relay.transport != NODE_RELAY_UDP) {
+        node_relay_stream_wrap(n, now, tx);
+        return false; /* on the stream, not a datagram */
+    }
     /* RFC 8656 §9: the server relays only to IPs with a permission; ICE retransmits the
      * first check, which goes before the permission is installed. */
-    bool stream = n->relay.stream;
-    uint8_t *out = stream ? n->relay.stream_out + n->relay.stream_out_len : n->relay.out;
-    size_t cap = stream ? (n->relay.stream_open ? stream_room(n) : 0) : sizeof n->relay.out;
     size_t len = 0;
-    if (usable(n) && turn_client_permit(&n->relay.turn, now, &tx->remote) == ZQ_OK) {
-        len = turn_client_wrap(&n->relay.turn, &tx->remote, tx->data, tx->len, out, cap);
+    if (node_relay_usable(n) && turn_client_permit(&n->relay.turn, now, &tx->remote) == ZQ_OK) {
+        len = turn_client_wrap(&n->relay.turn, &tx->remote, tx->data, tx->len, n->relay.out,
+                               sizeof n->relay.out);
     }
-    sync_deadline(n, now);
+    node_relay_sync_deadline(n, now);
     if (len == 0) {
         n->stats.relay_dropped++;
-        return false;
-    }
-    if (stream) {
-        n->relay.stream_out_len += len; /* on the stream, not a datagram */
         return false;
     }
     *tx = (peer_transmit_t){.local = n->relay.host, .remote = n->relay.turn.cfg.server,
@@ -298,106 +303,12 @@ bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx)
     return true;
 }
 
-/* ---- The stream to the server, over TCP ---------------------------------------------------- */
-
-/* UDP went unanswered for ZQ_NODE_TURN_TCP_AFTER_MS: the same credential on the TCP server. */
-static void try_tcp(node_t *n, uint64_t now)
-{
-    char username[TURN_CREDENTIAL_MAX + 1], password[TURN_CREDENTIAL_MAX + 1];
-    memcpy(username, n->relay.turn.cfg.username, sizeof username);
-    memcpy(password, n->relay.turn.cfg.password, sizeof password);
-    ZQ_LOGI("node", "TURN over UDP unanswered after %u ms: trying TCP",
-            (unsigned)ZQ_NODE_TURN_TCP_AFTER_MS);
-    n->stats.relay_over_tcp++;
-    n->relay.has_tcp = false;
-    if (!start(n, now, &n->relay.tcp_server, true, username, password)) {
-        failed(n, now, 0);
-    }
-}
-
-bool node_relay_stream_target(const node_t *n, zq_addr_t *server)
-{
-    turn_state_t st = n->relay.turn.state;
-    if (!n->relay.stream || st == TURN_IDLE || st == TURN_FAILED) {
-        return false;
-    }
-    *server = n->relay.turn.cfg.server;
-    return true;
-}
-
-void node_relay_stream_opened(node_t *n, uint64_t now)
-{
-    zq_addr_t server;
-    if (node_relay_stream_target(n, &server)) {
-        n->relay.stream_open = true;
-        fill_stream(n, now);
-    }
-}
-
-/* RFC 8656 §3.1: over TCP the allocation lives as long as its connection. */
-static void stream_lost(node_t *n, uint64_t now, const char *why)
-{
-    n->stats.relay_stream_lost++;
-    ZQ_LOGW("node", "TURN over TCP: %s", why);
-    n->relay.stream_open = false;
-    n->relay.turn.state = TURN_FAILED;
-    n->relay.deadline = ZQ_TIME_NEVER;
-    failed(n, now, 0);
-}
-
-void node_relay_stream_closed(node_t *n, uint64_t now)
-{
-    zq_addr_t server;
-    if (node_relay_stream_target(n, &server)) {
-        stream_lost(n, now, n->relay.stream_open ? "the server closed the stream"
-                                                 : "no connection to the server");
-    }
-}
-
-void node_relay_stream_input(node_t *n, uint64_t now, const uint8_t *data, size_t len)
-{
-    zq_addr_t server;
-    while (len > 0 && node_relay_stream_target(n, &server)) {
-        size_t took = turn_stream_feed(&n->relay.stream_in, data, len);
-        data += took;
-        len -= took;
-        const uint8_t *frame;
-        size_t frame_len;
-        zq_err_t err;
-        while ((err = turn_stream_next(&n->relay.stream_in, &frame, &frame_len)) == ZQ_OK) {
-            turn_client_handle(&n->relay.turn, now, frame, frame_len);
-            pump(n, now); /* a Data event borrows the frame: handed on before the pop */
-            turn_stream_pop(&n->relay.stream_in, frame_len);
-        }
-        if (err != ZQ_ERR_WOULD_BLOCK) {
-            stream_lost(n, now, "a frame that cannot be followed; closing the stream");
-            return;
-        }
-    }
-}
-
-bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len)
-{
-    if (n->relay.stream_out_len == 0) {
-        return false;
-    }
-    *data = n->relay.stream_out;
-    *len = n->relay.stream_out_len;
-    return true;
-}
-
-void node_relay_stream_sent(node_t *n, size_t len)
-{
-    size_t sent = len < n->relay.stream_out_len ? len : n->relay.stream_out_len;
-    memmove(n->relay.stream_out, n->relay.stream_out + sent, n->relay.stream_out_len - sent);
-    n->relay.stream_out_len -= sent;
-}
-
 void node_relay_peer_connected(node_t *n, uint64_t now, const peer_t *p)
 {
-    if (usable(n) && p->have_path && zq_addr_equal(&p->path_local, &n->relay.turn.relayed)) {
+    if (node_relay_usable(n) && p->have_path &&
+        zq_addr_equal(&p->path_local, &n->relay.turn.relayed)) {
         (void)turn_client_bind(&n->relay.turn, now, &p->path_remote);
-        sync_deadline(n, now);
+        node_relay_sync_deadline(n, now);
     }
 }
 
@@ -406,11 +317,16 @@ void node_relay_timeout(node_t *n, uint64_t now)
     if (n->relay.deadline > now) {
         return;
     }
-    if (tcp_pending(n) && now >= n->relay.tcp_at) {
-        try_tcp(n, now);
+    if (udp_giving_way(n) && now >= n->relay.udp_given_up_at) {
+        ZQ_LOGI("node", "TURN over UDP unanswered after %u ms: trying the next server",
+                (unsigned)ZQ_NODE_TURN_TCP_AFTER_MS);
+        n->stats.relay_fallbacks++;
+        if (!node_relay_start_next(n, now)) {
+            node_relay_failed(n, now, "no answer over UDP");
+        }
     }
-    sync_deadline(n, now);
-    pump(n, now);
+    node_relay_sync_deadline(n, now);
+    node_relay_pump(n, now);
 }
 
 uint64_t node_relay_next_timeout(const node_t *n)
@@ -420,20 +336,19 @@ uint64_t node_relay_next_timeout(const node_t *n)
 
 void node_relay_close(node_t *n, uint64_t now)
 {
-    if (usable(n)) {
+    if (node_relay_usable(n)) {
         turn_client_release(&n->relay.turn, now);
-        sync_deadline(n, now);
+        node_relay_sync_deadline(n, now);
     }
 }
 
 void node_relay_forget(node_t *n, uint64_t now)
 {
     (void)now;
-    n->relay.turn.state = TURN_IDLE;
+    n->relay.turn.state = TURN_IDLE; /* the port closes its stream, if any */
     n->relay.deadline = ZQ_TIME_NEVER;
-    n->relay.stream = false; /* the port closes its connection */
-    n->relay.stream_open = false;
-    n->relay.has_tcp = false;
+    n->relay.offered = 0;
+    node_relay_stream_reset(n);
 }
 
 #else /* !ZQ_NODE_TURN */
@@ -496,38 +411,6 @@ void node_relay_close(node_t *n, uint64_t now)
 void node_relay_forget(node_t *n, uint64_t now)
 {
     (void)n, (void)now;
-}
-
-bool node_relay_stream_target(const node_t *n, zq_addr_t *server)
-{
-    (void)n, (void)server;
-    return false;
-}
-
-void node_relay_stream_opened(node_t *n, uint64_t now)
-{
-    (void)n, (void)now;
-}
-
-void node_relay_stream_closed(node_t *n, uint64_t now)
-{
-    (void)n, (void)now;
-}
-
-void node_relay_stream_input(node_t *n, uint64_t now, const uint8_t *data, size_t len)
-{
-    (void)n, (void)now, (void)data, (void)len;
-}
-
-bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len)
-{
-    (void)n, (void)data, (void)len;
-    return false;
-}
-
-void node_relay_stream_sent(node_t *n, size_t len)
-{
-    (void)n, (void)len;
 }
 
 #endif /* ZQ_NODE_TURN */

@@ -45,4 +45,32 @@ void node_relay_close(node_t *n, uint64_t now);
  *  server lets it expire), so that the next ice_servers frame starts another. */
 void node_relay_forget(node_t *n, uint64_t now);
 
+/* ---- Inside node/: what node.c, node_relay.c and node_relay_stream.c share --------------- */
+
+/** Queues an event (node.c) and returns it for extra fields; NULL when the queue is full. */
+node_event_t *node_push_event(node_t *n, node_event_type_t type, uint8_t peer,
+                              peer_failure_t why);
+
+/** The next transport the room offered and the node has not tried (UDP, TCP, TLS in that
+ *  order) starts an allocation with the join's credential. @return false: none left. */
+bool node_relay_start_next(node_t *n, uint64_t now);
+bool node_relay_usable(const node_t *n);
+void node_relay_sync_deadline(node_t *n, uint64_t now);
+/** The allocation's events: candidates to the peers, relayed data into the node. */
+void node_relay_pump(node_t *n, uint64_t now);
+/** The allocation is gone for good: no peer waits for its relayed candidate; NODE_EVENT_RELAY
+ *  says so, @p why (kept for node_describe_relay()) says what happened. */
+void node_relay_failed(node_t *n, uint64_t now, const char *why);
+
+/* node_relay_stream.c: TCP and TLS (ZQ_NODE_TURN_STREAM; at 0 none is ever used). */
+
+/** Whether the node can reach a server over @p t (TLS: it has a trust store). */
+bool node_relay_stream_can(const node_t *n, node_relay_transport_t t);
+/** Forgets the stream: its buffers and TLS session (a new try, or none). */
+void node_relay_stream_reset(node_t *n);
+/** The allocation's requests onto the stream, once it is up. */
+void node_relay_stream_fill(node_t *n, uint64_t now);
+/** A peer's datagram "from" the relayed address onto the stream (counted if it cannot go). */
+void node_relay_stream_wrap(node_t *n, uint64_t now, const peer_transmit_t *tx);
+
 #endif

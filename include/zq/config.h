@@ -919,8 +919,21 @@
 #define ZQ_NODE_TURN ZQ_ICE_FULL
 #endif
 
+/** TURN over TCP and TLS for a node (RFC 8656 §3.1, turn:...?transport=tcp and turns:): the
+ *  allocation held over a stream the port opens, for networks that block UDP, or everything
+ *  but TLS. The POSIX port carries the stream (cli/node_host.c); the ESP32 and lwIP ports do
+ *  not yet, so a device leaves it off and has no stream buffers or TLS session in its node.
+ *  Needs ZQ_NODE_TURN (at 0 it does nothing).
+ *  Unit: a switch, 0 or 1.
+ *  RAM: at 1, per node the stream's buffers (3 frames of ZQ_UDP_MAX_DATAGRAM + 64) and a TLS
+ *  session (tls_client_t, ~8.5 KiB, and mbedTLS's from the arena while it is open).
+ *  menuconfig: Features, "TURN over TCP and TLS (not yet carried by the ESP32 port)", bool, default n. */
+#ifndef ZQ_NODE_TURN_STREAM
+#define ZQ_NODE_TURN_STREAM ZQ_NODE_TURN
+#endif
+
 /** How long a node's TURN Allocate over UDP goes unanswered before it tries the room's
- *  turn:...?transport=tcp server instead (a network that blocks UDP; RFC 8656 §3.1). A
+ *  turn:...?transport=tcp server instead, or its turns: one (a network that blocks UDP). A
  *  browser asks every server at once; a node holds one allocation, so it tries in turn: at
  *  the default RTO of 500 ms four Allocates have gone by 2 s.
  *  Unit: milliseconds.
@@ -943,6 +956,7 @@ _Static_assert(ZQ_IS_SWITCH(ZQ_BRK_ZEROQ_COMPAT), "ZQ_BRK_ZEROQ_COMPAT must be 0
 _Static_assert(ZQ_IS_SWITCH(ZQ_BRK_CHUNKING), "ZQ_BRK_CHUNKING must be 0 or 1");
 _Static_assert(ZQ_IS_SWITCH(ZQ_ICE_FULL), "ZQ_ICE_FULL must be 0 or 1");
 _Static_assert(ZQ_IS_SWITCH(ZQ_NODE_TURN), "ZQ_NODE_TURN must be 0 or 1");
+_Static_assert(ZQ_IS_SWITCH(ZQ_NODE_TURN_STREAM), "ZQ_NODE_TURN_STREAM must be 0 or 1");
 _Static_assert(!ZQ_NODE_TURN || ZQ_ICE_FULL, "ZQ_NODE_TURN needs ZQ_ICE_FULL: a lite agent "
                                              "has host candidates only (RFC 8445 §2.5)");
 #undef ZQ_IS_SWITCH

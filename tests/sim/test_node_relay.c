@@ -532,7 +532,7 @@ static void an_unanswered_udp_allocation_gives_way_to_the_rooms_tcp_server(void 
     assert_true(now - start >= ZQ_NODE_TURN_TCP_AFTER_MS);
     assert_true(now - start <= ZQ_NODE_TURN_TCP_AFTER_MS + 10);
     assert_true(path.udp_dropped >= 3); /* the UDP Allocate, sent again meanwhile */
-    assert_int_equal(node.stats.relay_over_tcp, 1);
+    assert_int_equal(node.stats.relay_fallbacks, 1);
     assert_true(peer_b()->peer.ice.relay_expected); /* the candidate is still coming */
     path.tcp = true;
     node_relay_stream_opened(&node, now);
@@ -558,6 +558,30 @@ static void a_closed_stream_ends_the_allocation_made_over_it(void **state)
     assert_int_equal(node.stats.relay_failed, 1);
     ice_servers("\"turn:203.0.113.1:3478?transport=tcp\""); /* the next join's: again */
     assert_true(node_relay_stream_target(&node, &target));
+}
+
+/* A network that lets only TLS out: the TCP server does not connect, so the room's turns:
+ * server is next (its TLS session is tests/interop/nat's, against coturn); when that does not
+ * connect either, the allocation has failed. */
+static void a_tcp_server_that_does_not_connect_gives_way_to_the_rooms_turns_server(void **state)
+{
+    (void)state;
+    static tls_client_config_t trust; /* never opened here: no session is started */
+    node.cfg.turn_trust = &trust;
+    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\",\"turns:203.0.113.1:443?transport=tcp\"");
+    zq_addr_t target;
+    assert_true(node_relay_stream_target(&node, &target));
+    assert_true(zq_addr_equal(&target, &server));
+    node_relay_stream_closed(&node, now); /* the port's connect failed */
+    assert_true(node_relay_stream_target(&node, &target));
+    assert_true(zq_addr_equal(&target, &(zq_addr_t){.family = ZQ_AF_INET4, .port = 443,
+                                                    .ip = {203, 0, 113, 1}}));
+    assert_int_equal(node.relay.transport, NODE_RELAY_TLS);
+    assert_int_equal(node.stats.relay_fallbacks, 1);
+    assert_int_equal(node.stats.relay_failed, 0);
+    node_relay_stream_closed(&node, now);
+    assert_false(node_relay_stream_target(&node, &target));
+    assert_int_equal(node.stats.relay_failed, 1);
 }
 
 /* A frame the stream cannot be followed past (neither STUN nor ChannelData: an HTTP answer
@@ -857,6 +881,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(bytes_that_are_no_turn_frame_end_the_stream, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(
+            a_tcp_server_that_does_not_connect_gives_way_to_the_rooms_turns_server, setup,
+            teardown),
         cmocka_unit_test_setup_teardown(a_lite_node_ignores_the_turn_servers, setup, teardown),
         cmocka_unit_test_setup_teardown(an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate, setup, teardown),
         cmocka_unit_test_setup_teardown(

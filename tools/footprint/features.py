@@ -23,6 +23,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 COSTS = os.path.join(ROOT, "tools", "footprint", "feature_costs.json")
 SWITCHES = ["ZQ_BRK_WORK_QUEUES", "ZQ_BRK_REQUEST_CLIENT", "ZQ_BRK_REQUEST_SERVER",
             "ZQ_BRK_ZEROQ_COMPAT", "ZQ_BRK_CHUNKING", "ZQ_ICE_FULL", "ZQ_NODE_TURN"]
+# Switches the device configuration leaves off: priced by an image with each on.
+SWITCHES_ON = ["ZQ_NODE_TURN_STREAM"]
 CONFIG = "config/zq_device_config.h (4 peers)"
 TARGET = "Cortex-M4 -Os"
 
@@ -39,6 +41,10 @@ def image_of(switch):
     return "device_no_" + switch[len("ZQ_"):].lower()
 
 
+def image_with(switch):
+    return "device_with_" + switch[len("ZQ_"):].lower()
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--write"]
     if len(args) != 1:
@@ -53,6 +59,11 @@ def main():
         flash, ram = sizes(build, image_of(s))
         costs[s] = {"flash": flash0 - flash, "ram": ram0 - ram, "ram_per_peer": 0}
         print(f"| `{s}` | {flash0 - flash:,} | {ram0 - ram:,} | 0 |")
+    for s in SWITCHES_ON:
+        flash, ram = sizes(build, image_with(s))
+        costs[s] = {"flash": flash - flash0, "ram": ram - ram0, "ram_per_peer": 0, "on": True}
+        print(f"| `{s}` (off on the device: what turning it on adds) | {flash - flash0:,} | "
+              f"{ram - ram0:,} | 0 |")
     flash, ram = sizes(build, "device_minimal")
     print(f"| minimal profile (config/zq_minimal_config.h) | {flash0 - flash:,} | "
           f"{ram0 - ram:,} | 0 |")

@@ -131,14 +131,18 @@ bed_site() {
   _bed_router_nat "${_bed_name}_router" "$_bed_how"
 }
 
-# bed_block_udp NAME: the site's router drops all UDP from its LAN to the WAN (a network
-# that lets only TCP out); bed_unblock_udp NAME lifts it.
+# bed_block_udp NAME [TCP_PORT]: the site's router drops all UDP from its LAN to the WAN (a
+# network that lets only TCP out), and TCP to TCP_PORT too if given (one that lets only web
+# ports out: TURN's 3478 dropped, TLS on 443 passes); bed_unblock_udp NAME lifts it.
 bed_block_udp() {
+  _bed_tcp_rule=
+  [ -n "${2:-}" ] && _bed_tcp_rule="iifname \"lan\" oifname \"wan\" tcp dport $2 counter drop"
   bed_in "${1}_router" nft -f - <<EOF
 table ip bedblock {
   chain block_fwd {
     type filter hook forward priority filter - 10; policy accept;
     iifname "lan" oifname "wan" meta l4proto udp counter drop
+    $_bed_tcp_rule
   }
 }
 EOF

@@ -7,6 +7,7 @@
 #   site a, b: port-restricted cone (masquerade),   LAN 192.0.2.0/24 and 198.51.100.0/24
 #   site c, d: symmetric (masquerade random),       LAN 192.0.2.0/24 and 198.51.100.0/24
 #   site e:    cone whose router drops all outbound UDP (only TCP leaves), LAN 192.0.2.0/24
+#   site f:    cone dropping outbound UDP and TCP to 3478 (TLS on 443 leaves), 198.51.100.0/24
 #
 # Each cell runs in both offer directions (the member that was in the room first dials):
 #   cone <-> cone, STUN and TURN offered:   connects without the relay (srflx or prflx);
@@ -15,7 +16,11 @@
 #   symmetric <-> symmetric, STUN only:     fails at the connect timeout (30 s), and says
 #                                           which candidates were tried;
 #   UDP blocked <-> cone, with TURN:        connects through TURN over TCP (the node tries
-#                                           it when UDP goes unanswered), a relayed candidate.
+#                                           it when UDP goes unanswered), a relayed candidate;
+#   only TLS out <-> cone, with TURN:       connects through TURN over TLS on 443 (tried when
+#                                           TCP to 3478 does not connect), coturn's
+#                                           certificate checked against the bed's CA; a node
+#                                           trusting another CA refuses it and says why.
 # Each connection is proved by 20 echoed probes (zq echo --probe). The guard of bed.sh must
 # have dropped nothing: no packet left the documentation ranges. Prints the matrix: the
 # candidate types of the pair each side sends on, and the open time (offer to open channel).
@@ -40,6 +45,8 @@ bed_site c 192.0.2 symmetric 203.0.113.3 || exit 1
 bed_site d 198.51.100 symmetric 203.0.113.4 || exit 1
 bed_site e 192.0.2 cone 203.0.113.5 || exit 1
 bed_block_udp e || exit 1
+bed_site f 198.51.100 cone 203.0.113.6 || exit 1
+bed_block_udp f 3478 || exit 1
 lan_of() { case $1 in a | c | e) echo 192.0.2.10 ;; *) echo 198.51.100.10 ;; esac; }
 
 # ---- The public servers: coturn, zq signal offering STUN and TURN (:8080), STUN only (:8081)
@@ -107,10 +114,30 @@ connects "symmetric-symmetric-turn" "$with_turn" c d relay
 connects "symmetric-symmetric-turn" "$with_turn" d c relay
 connects "udp-blocked-cone-turn-tcp" "$with_turn" e b relay
 connects "udp-blocked-cone-turn-tcp" "$with_turn" b e relay
-for f in udp-blocked-cone-turn-tcp-e-offerer udp-blocked-cone-turn-tcp-b-answerer; do
-    grep -q "TURN server 203.0.113.10:3478 over TCP" "$out/$f.err" ||
-        fail "$f: site e's node did not take TURN over TCP"
+connects "tls-only-cone-turn-tls" "$with_turn" f a relay
+connects "tls-only-cone-turn-tls" "$with_turn" a f relay
+# how_allocated LOG: the node's "TURN allocation over ..." line.
+how_allocated() { sed -n 's/^zq echo: \(TURN allocation over .*\)$/\1/p' "$1" | head -n 1; }
+for f in udp-blocked-cone-turn-tcp-e-offerer:TCP udp-blocked-cone-turn-tcp-b-answerer:TCP \
+    tls-only-cone-turn-tls-f-offerer:TLS tls-only-cone-turn-tls-a-answerer:TLS; do
+    line=$(how_allocated "$out/${f%:*}.err")
+    case $line in
+        "TURN allocation over ${f#*:} in "*) echo "ok: ${f%:*}: $line" ;;
+        *) fail "${f%:*}: not allocated over ${f#*:}: '${line:-nothing}'" ;;
+    esac
 done
+
+# ---- Only TLS out, and a node that trusts another CA: it refuses coturn, naming why ----------
+SSL_CERT_FILE="$out/other-ca.pem" # exported by nat_env_servers: the next node reads this one
+start_echo tls-untrusted f "$with_turn" tls-untrusted
+SSL_CERT_FILE="$out/ca.pem"
+for _ in $(seq 150); do grep -q "TURN allocation over TLS failed" "$out/tls-untrusted.err" && break; sleep 0.1; done
+line=$(how_allocated "$out/tls-untrusted.err")
+case $line in
+    *"TLS failed: TLS handshake failed: "*) echo "ok: trusting another CA, site f's node says: $line" ;;
+    *) fail "tls-untrusted: the node did not refuse coturn's certificate: '${line:-nothing in 15 s}'" ;;
+esac
+stop "$echo_pid"
 
 # ---- Symmetric <-> symmetric with STUN only: both directions at once (30 s each) ------------
 for dir in "c d" "d c"; do
