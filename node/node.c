@@ -51,6 +51,7 @@ zq_err_t node_init(node_t *n, const node_config_t *cfg)
     n->cfg = *cfg;
 #if ZQ_NODE_TURN
     n->relay.deadline = ZQ_TIME_NEVER;
+    n->relay.retry_at = ZQ_TIME_NEVER;
 #endif
     return ZQ_OK;
 }

@@ -120,6 +120,7 @@ typedef struct {
     uint32_t relay_stream_lost; /**< TCP streams to the server that closed, broke framing or
                                     failed TLS */
     uint32_t relay_failed;     /**< TURN allocations refused or unanswered */
+    uint32_t relay_retries;    /**< allocations tried again after ZQ_NODE_TURN_RETRY_MS */
     uint32_t relay_refused;    /**< permissions or channels the TURN server refused */
     uint32_t relay_dropped;    /**< datagrams for the relay that could not be wrapped */
 } node_stats_t;
@@ -141,7 +142,9 @@ typedef struct {
     /* The room's servers in the order they are tried: UDP; TCP when UDP goes unanswered for
      * ZQ_NODE_TURN_TCP_AFTER_MS; TLS when TCP does not connect either (RFC 8656 §3.1). */
     zq_addr_t servers[NODE_RELAY_TRANSPORTS];
-    uint8_t offered;           /* bit per node_relay_transport_t the room named, untried */
+    uint8_t named;             /* bit per node_relay_transport_t the room named */
+    uint8_t offered;           /* of those, the ones not yet tried */
+    uint64_t retry_at;         /* a failed allocation's next try, or ZQ_TIME_NEVER */
     uint8_t transport;         /* node_relay_transport_t: the one tried now */
     uint64_t udp_given_up_at;  /* when an unanswered UDP Allocate gives way */
     uint64_t started_at;       /* the first try's start */

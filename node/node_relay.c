@@ -30,6 +30,9 @@ void node_relay_sync_deadline(node_t *n, uint64_t now)
     if (udp_giving_way(n)) {
         n->relay.deadline = zq_time_min(n->relay.deadline, n->relay.udp_given_up_at);
     }
+    if (n->relay.turn.state == TURN_FAILED) {
+        n->relay.deadline = n->relay.retry_at;
+    }
 }
 
 bool node_relay_usable(const node_t *n)
@@ -81,11 +84,13 @@ static void pick_servers(node_t *n, const char *urls)
     turn_url_t u;
     zq_err_t err;
     n->relay.offered = 0;
+    n->relay.named = 0;
     for (const char *cursor = urls; next_url(&cursor, &u, &err);) {
         node_relay_transport_t t;
         if (err == ZQ_OK && transport_of(n, &u, &t) && !(n->relay.offered & (1u << t))) {
             n->relay.servers[t] = u.server;
             n->relay.offered |= (uint8_t)(1u << t);
+            n->relay.named |= (uint8_t)(1u << t);
         } else if (err != ZQ_OK || u.scheme != TURN_URL_STUN) {
             n->stats.relay_urls_skipped++;
         }
@@ -134,6 +139,23 @@ bool node_relay_start_next(node_t *n, uint64_t now)
     return false;
 }
 
+/* A first allocation, or one tried again: the room's servers in order, and every peer waits
+ * for the relayed candidate meanwhile. */
+static void start_all(node_t *n, uint64_t now)
+{
+    n->relay.started_at = now;
+    n->relay.retry_at = ZQ_TIME_NEVER;
+    if (!node_relay_start_next(n, now)) {
+        return;
+    }
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            peer_expect_relay(&n->peers[i].peer, now, true);
+        }
+    }
+    node_relay_sync_deadline(n, now);
+}
+
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
 {
     turn_state_t st = n->relay.turn.state;
@@ -148,16 +170,7 @@ void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
     _Static_assert(SIG_CREDENTIAL_MAX <= TURN_CREDENTIAL_MAX, "a credential must fit TURN's");
     memcpy(n->relay.turn.cfg.username, sig->username, sizeof sig->username);
     memcpy(n->relay.turn.cfg.password, sig->credential, sizeof sig->credential);
-    n->relay.started_at = now;
-    if (!node_relay_start_next(n, now)) {
-        return;
-    }
-    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
-        if (n->peers[i].used) {
-            peer_expect_relay(&n->peers[i].peer, now, true);
-        }
-    }
-    node_relay_sync_deadline(n, now);
+    start_all(n, now);
 }
 
 void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)
@@ -190,9 +203,11 @@ static void allocated(node_t *n, uint64_t now)
     }
 }
 
-void node_relay_failed(node_t *n, uint64_t now, const char *why)
+void node_relay_failed(node_t *n, uint64_t now, const char *why, bool retry)
 {
     n->stats.relay_failed++;
+    n->relay.turn.state = TURN_FAILED;
+    n->relay.retry_at = retry ? now + ZQ_NODE_TURN_RETRY_MS : ZQ_TIME_NEVER;
     (void)snprintf(n->relay.why, sizeof n->relay.why, "%s", why);
     ZQ_LOGW("node", "TURN allocation failed: %s", why);
     relay_event(n, now, false);
@@ -201,21 +216,24 @@ void node_relay_failed(node_t *n, uint64_t now, const char *why)
             peer_expect_relay(&n->peers[i].peer, now, false);
         }
     }
+    node_relay_sync_deadline(n, now);
 }
 
 /* The allocation's own failure: the server's error (RFC 8656 §19), or no answer. */
 static void failed_with(node_t *n, uint64_t now, uint16_t code)
 {
     char why[NODE_RELAY_WHY_MAX];
+    bool refused = code == TURN_ERROR_UNAUTHORIZED || code == TURN_ERROR_FORBIDDEN ||
+                   code == TURN_ERROR_WRONG_CREDENTIALS;
     if (code == 0) {
         (void)snprintf(why, sizeof why, "no answer from the server");
     } else {
         (void)snprintf(why, sizeof why, "the server answered %u%s", (unsigned)code,
-                       code == TURN_ERROR_UNAUTHORIZED || code == TURN_ERROR_WRONG_CREDENTIALS
-                           ? " (the credential: is --turn-secret coturn's static-auth-secret?)"
-                           : "");
+                       refused ? " (the credential: expired, or --turn-secret not coturn's "
+                                 "static-auth-secret?)"
+                               : "");
     }
-    node_relay_failed(n, now, why);
+    node_relay_failed(n, now, why, !refused);
 }
 
 void node_relay_pump(node_t *n, uint64_t now)
@@ -277,10 +295,25 @@ bool node_relay_poll(node_t *n, uint64_t now, peer_transmit_t *tx)
     return true;
 }
 
+/* Whether @p a is one of the node's sockets (else it is a relayed address, maybe an old one). */
+static bool is_host(const node_t *n, const zq_addr_t *a)
+{
+    for (uint8_t h = 0; h < n->cfg.n_hosts; h++) {
+        if (zq_addr_equal(&n->cfg.hosts[h], a)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx)
 {
-    if (n->relay.turn.state == TURN_IDLE || !zq_addr_equal(&tx->local, &n->relay.turn.relayed)) {
+    if (is_host(n, &tx->local)) {
         return true; /* not for the relay */
+    }
+    if (!zq_addr_equal(&tx->local, &n->relay.turn.relayed) || !node_relay_usable(n)) {
+        n->stats.relay_dropped++; /* from an allocation that is gone, or not yet back */
+        return false;
     }
     if (n->relay.transport != NODE_RELAY_UDP) {
         node_relay_stream_wrap(n, now, tx);
@@ -317,12 +350,18 @@ void node_relay_timeout(node_t *n, uint64_t now)
     if (n->relay.deadline > now) {
         return;
     }
+    if (n->relay.turn.state == TURN_FAILED && n->relay.retry_at <= now) {
+        n->stats.relay_retries++;
+        n->relay.offered = n->relay.named;
+        start_all(n, now);
+        return;
+    }
     if (udp_giving_way(n) && now >= n->relay.udp_given_up_at) {
         ZQ_LOGI("node", "TURN over UDP unanswered after %u ms: trying the next server",
                 (unsigned)ZQ_NODE_TURN_TCP_AFTER_MS);
         n->stats.relay_fallbacks++;
         if (!node_relay_start_next(n, now)) {
-            node_relay_failed(n, now, "no answer over UDP");
+            node_relay_failed(n, now, "no answer over UDP", true);
         }
     }
     node_relay_sync_deadline(n, now);
@@ -348,10 +387,29 @@ void node_relay_forget(node_t *n, uint64_t now)
     n->relay.turn.state = TURN_IDLE; /* the port closes its stream, if any */
     n->relay.deadline = ZQ_TIME_NEVER;
     n->relay.offered = 0;
+    n->relay.named = 0;
+    n->relay.retry_at = ZQ_TIME_NEVER;
     node_relay_stream_reset(n);
 }
 
 #else /* !ZQ_NODE_TURN */
+
+/* A first allocation, or one tried again: the room's servers in order, and every peer waits
+ * for the relayed candidate meanwhile. */
+static void start_all(node_t *n, uint64_t now)
+{
+    n->relay.started_at = now;
+    n->relay.retry_at = ZQ_TIME_NEVER;
+    if (!node_relay_start_next(n, now)) {
+        return;
+    }
+    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
+        if (n->peers[i].used) {
+            peer_expect_relay(&n->peers[i].peer, now, true);
+        }
+    }
+    node_relay_sync_deadline(n, now);
+}
 
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
 {

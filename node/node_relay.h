@@ -58,9 +58,10 @@ bool node_relay_usable(const node_t *n);
 void node_relay_sync_deadline(node_t *n, uint64_t now);
 /** The allocation's events: candidates to the peers, relayed data into the node. */
 void node_relay_pump(node_t *n, uint64_t now);
-/** The allocation is gone for good: no peer waits for its relayed candidate; NODE_EVENT_RELAY
- *  says so, @p why (kept for node_describe_relay()) says what happened. */
-void node_relay_failed(node_t *n, uint64_t now, const char *why);
+/** The allocation is gone: no peer waits for its relayed candidate; NODE_EVENT_RELAY says so,
+ *  @p why (kept for node_describe_relay()) says what happened. Unless the server refused the
+ *  credential (@p retry false), it is tried again ZQ_NODE_TURN_RETRY_MS later. */
+void node_relay_failed(node_t *n, uint64_t now, const char *why, bool retry);
 
 /* node_relay_stream.c: TCP and TLS (ZQ_NODE_TURN_STREAM; at 0 none is ever used). */
 

@@ -56,7 +56,6 @@ static void lost(node_t *n, uint64_t now, const char *why)
     bool never_opened = !n->relay.stream_open;
     n->stats.relay_stream_lost++;
     n->relay.turn.state = TURN_FAILED;
-    n->relay.deadline = ZQ_TIME_NEVER;
     node_relay_stream_reset(n);
     if (never_opened && n->relay.offered != 0) {
         n->stats.relay_fallbacks++;
@@ -65,7 +64,7 @@ static void lost(node_t *n, uint64_t now, const char *why)
             return;
         }
     }
-    node_relay_failed(n, now, why);
+    node_relay_failed(n, now, why, true);
 }
 
 /* Over TLS: the frames waiting in stream_out, encrypted as far as the session takes them. */

@@ -932,6 +932,17 @@
 #define ZQ_NODE_TURN_STREAM ZQ_NODE_TURN
 #endif
 
+/** How long after a failed TURN allocation a node allocates again with the credential it has
+ *  (the server was unreachable, its TCP stream closed, the allocation expired in an outage):
+ *  the room's servers are tried again in order. A credential the server refused (401, 403,
+ *  441) waits for the next join's instead.
+ *  Unit: milliseconds.
+ *  RAM: none (a time).
+ *  menuconfig: Timeouts, "Allocate again after a failed TURN allocation (ms)", 1000..3600000, default 10000. */
+#ifndef ZQ_NODE_TURN_RETRY_MS
+#define ZQ_NODE_TURN_RETRY_MS 10000
+#endif
+
 /** How long a node's TURN Allocate over UDP goes unanswered before it tries the room's
  *  turn:...?transport=tcp server instead, or its turns: one (a network that blocks UDP). A
  *  browser asks every server at once; a node holds one allocation, so it tries in turn: at

@@ -14,8 +14,8 @@
  * turn_client_timeout() the retransmissions and refreshes, all at the caller's `now`.
  *
  *     Allocate ──401 (realm, nonce)──▶ Allocate + MESSAGE-INTEGRITY ──▶ ALLOCATED
- *        every lifetime - 60 s: Refresh;  438 (stale nonce): the same again, new nonce
- *     per peer IP: CreatePermission (every 240 s);  per peer: ChannelBind (every 540 s)
+ *        at half the lifetime: Refresh;  438 (stale nonce): the same again, new nonce
+ *     per peer IP: CreatePermission (every 150 s);  per peer: ChannelBind (every 300 s)
  *     turn_client_free(): Refresh with LIFETIME 0 (deallocation, RFC 8656 §7)
  */
 #ifndef ZQ_TURN_H
@@ -303,7 +303,7 @@ bool turn_client_poll_output(turn_client_t *t, uint64_t now, const uint8_t **out
 bool turn_client_poll_event(turn_client_t *t, turn_event_t *ev);
 
 /** Opens the allocation to @p peer's IP (CreatePermission); asking again for one requested or
- *  installed does nothing. It is refreshed every 240 s while data goes to or comes from the
+ *  installed does nothing. It is refreshed every 150 s while data goes to or comes from the
  *  IP (turn_client_wrap(), Data), and dropped at a refresh when none did; a refused one is
  *  dropped at once. @return ZQ_OK; ZQ_ERR_STATE (not allocated); ZQ_ERR_CAPACITY (ZQ_TURN_MAX_PERMISSIONS). */
 zq_err_t turn_client_permit(turn_client_t *t, uint64_t now, const zq_addr_t *peer);

@@ -11,12 +11,14 @@
 #define FINAL_WAIT 16       /* Rm */
 #define RELIABLE_TIMEOUT_MS 39500 /* Ti (RFC 8489 §6.2.2), over TCP */
 #define DEFAULT_RTO_MS 500  /* RFC 8489 §6.2.1's suggestion when nothing is known of the path */
-#define REFRESH_EARLY_S 60  /* Refresh a minute before the lifetime ends */
 #define REFRESH_RETRY_MS 5000 /* an unanswered Refresh is tried again this much later */
 #define PERMISSION_LIFETIME_MS (300u * 1000u) /* RFC 8656 §9 */
 #define CHANNEL_LIFETIME_MS (600u * 1000u)    /* RFC 8656 §12 */
-#define PERMISSION_REFRESH_MS (PERMISSION_LIFETIME_MS - 60u * 1000u)
-#define CHANNEL_REFRESH_MS (CHANNEL_LIFETIME_MS - 60u * 1000u)
+/* Everything is refreshed at half its lifetime: the other half is for refreshes that go
+ * unanswered (a network that comes and goes: each failed transaction is tried again 5 s
+ * later, and a minute of margin missed the up-windows of one that is down 3/4 of the time). */
+#define PERMISSION_REFRESH_MS (PERMISSION_LIFETIME_MS / 2)
+#define CHANNEL_REFRESH_MS (CHANNEL_LIFETIME_MS / 2)
 
 /* ---- Events ------------------------------------------------------------------------------ */
 
@@ -374,14 +376,11 @@ static bool retry_with_credential(turn_client_t *t, uint64_t now, turn_txn_t *x,
     return true;
 }
 
-/* The allocation lives @p lifetime_s from @p now: Refresh a minute before it ends, or at half
- * of it when it is two minutes or less. */
+/* The allocation lives @p lifetime_s from @p now: Refresh at half of it. */
 static void schedule_refresh(turn_client_t *t, uint64_t now, uint32_t lifetime_s)
 {
-    uint32_t wait_s = lifetime_s > 2 * REFRESH_EARLY_S ? lifetime_s - REFRESH_EARLY_S
-                                                       : lifetime_s / 2;
     t->lifetime_s = lifetime_s;
-    t->refresh_ms = now + (uint64_t)wait_s * 1000u;
+    t->refresh_ms = now + (uint64_t)lifetime_s * 500u;
     t->expires_ms = now + (uint64_t)lifetime_s * 1000u;
 }
 

@@ -620,7 +620,7 @@ static void an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate(void 
     peer_transmit_t tx;
     assert_true(node_poll_transmit(&node, now, &tx)); /* the Allocate: never answered */
     assert_true(peer_b()->peer.ice.relay_expected);
-    for (int k = 0; k < 80; k++) {
+    for (int k = 0; k < 80 && node.stats.relay_failed == 0; k++) {
         now += 1000;
         node_handle_timeout(&node, now);
         while (node_poll_transmit(&node, now, &tx)) {
@@ -628,6 +628,53 @@ static void an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate(void 
     }
     assert_int_equal(node.stats.relay_failed, 1);
     assert_false(peer_b()->peer.ice.relay_expected);
+}
+
+/* A failed allocation is not the end of relaying: ZQ_NODE_TURN_RETRY_MS later the node
+ * allocates again with the credential it has (the server back, a network mended), and the
+ * peers wait for the relayed candidate again. */
+static void a_failed_allocation_is_tried_again_after_the_retry_delay(void **state)
+{
+    (void)state;
+    path.udp_blocked = true;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    uint64_t failed_at = 0;
+    for (uint64_t end = now + 60000; now < end && node.stats.relay_retries == 0; now += 5) {
+        node_handle_timeout(&node, now);
+        flush();
+        if (failed_at == 0 && node.stats.relay_failed == 1) {
+            failed_at = now;
+        }
+    }
+    assert_true(failed_at != 0);
+    assert_int_equal(node.stats.relay_retries, 1);
+    assert_true(now - failed_at >= ZQ_NODE_TURN_RETRY_MS);
+    assert_true(now - failed_at <= ZQ_NODE_TURN_RETRY_MS + 10);
+    path.udp_blocked = false; /* the server is reachable again: the next retransmission */
+    for (uint64_t end = now + 2000; now < end && node.relay.turn.state != TURN_ALLOCATED; now += 5) {
+        node_handle_timeout(&node, now);
+        flush();
+    }
+    assert_int_equal(node.relay.turn.state, TURN_ALLOCATED);
+    assert_int_equal(srv.allocates, 2);
+}
+
+/* A credential the server refuses (RFC 8489 §9.2: 401 to the signed request) is not tried
+ * again: the next join brings another. */
+static void a_refused_credential_waits_for_the_next_joins(void **state)
+{
+    (void)state;
+    memset(key, 0, sizeof key); /* the server knows another password */
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    assert_int_equal(node.stats.relay_failed, 1);
+    run_for(3 * ZQ_NODE_TURN_RETRY_MS);
+    assert_int_equal(node.stats.relay_retries, 0);
+    assert_int_equal(srv.allocates, 2);
+    char line[NODE_DESCRIBE_MAX];
+    node_event_t ev = {.type = NODE_EVENT_RELAY, .relay_transport = NODE_RELAY_UDP};
+    assert_true(node_describe_relay(&node, &ev, line, sizeof line) > 0);
+    assert_non_null(strstr(line, "TURN allocation over UDP failed: the server answered 401"));
 }
 
 /* With no relay offered and no direct path, ICE gives up at its connect timeout (30 s) and
@@ -858,6 +905,7 @@ static void two_hundred_lost_networks_leave_no_heap_call_and_no_growth(void **st
     heap_counting = false;
     assert_int_equal(heap_calls, 0);
     assert_int_equal(node.stats.redials, 200);
+    assert_int_equal(node.stats.relay_failed, 0); /* the allocation outlived every outage */
     print_message("    200 cycles: 0 heap calls, the DTLS arena back at %zu bytes after each\n",
                   baseline);
 }
@@ -886,6 +934,10 @@ int main(void)
             teardown),
         cmocka_unit_test_setup_teardown(a_lite_node_ignores_the_turn_servers, setup, teardown),
         cmocka_unit_test_setup_teardown(an_unanswered_allocation_ends_the_wait_for_a_relayed_candidate, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failed_allocation_is_tried_again_after_the_retry_delay,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_refused_credential_waits_for_the_next_joins, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(
             with_no_relay_the_peer_fails_and_says_which_candidates_were_tried, setup, teardown),
         cmocka_unit_test_setup_teardown(
