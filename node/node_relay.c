@@ -176,8 +176,9 @@ void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
 void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)
 {
     if (node_relay_usable(n)) {
-        (void)peer_add_relay_candidate(p, now, &n->relay.turn.relayed, &n->relay.turn.mapped,
-                                       &n->relay.host);
+        ice_relay_t relay = {.relayed = n->relay.turn.relayed, .mapped = n->relay.turn.mapped,
+                             .mapped_is_udp = n->relay.transport == NODE_RELAY_UDP};
+        (void)peer_add_relay_candidate(p, now, &relay, &n->relay.host);
     } else if (n->relay.turn.state == TURN_ALLOCATING) {
         peer_expect_relay(p, now, true);
     }

@@ -286,18 +286,27 @@ zq_err_t ice_agent_set_remote_credentials(ice_agent_t *agent, const char *ufrag,
 /** Adds a host candidate: an address a socket of ours is bound to (not 0.0.0.0). */
 zq_err_t ice_agent_add_host_candidate(ice_agent_t *agent, uint64_t now, const zq_addr_t *addr);
 
+/** A TURN allocation as ICE sees it. */
+typedef struct {
+    zq_addr_t relayed;  /**< the server's relayed address */
+    zq_addr_t mapped;   /**< where the server saw the allocation come from (XOR-MAPPED-ADDRESS) */
+    /** Made over UDP: @c mapped is a server-reflexive candidate too. Over TCP or TLS it is a
+     *  TCP address, which no UDP check reaches: only the relayed candidate's related one. */
+    bool mapped_is_udp;
+} ice_relay_t;
+
 /**
- * Adds a relayed candidate (RFC 8445 §5.1.1.2) from a TURN allocation the caller holds:
- * @p relayed, the server's relayed address, is its own base (checks and data "from" it go to
- * the caller, who wraps them for the server, stack/turn); @p mapped, the server-reflexive
- * address the server saw the allocation come from, is its related address and is also added
- * as a server-reflexive candidate of @p host, the host candidate that talks to the server.
- * Its type preference is 0 (§5.1.2.2), so a direct pair that works wins. Full agents only.
+ * Adds a relayed candidate (RFC 8445 §5.1.1.2) from a TURN allocation the caller holds: the
+ * relayed address is its own base (checks and data "from" it go to the caller, who wraps them
+ * for the server, stack/turn), the mapped address its related address (RFC 8839 §5.1), which
+ * over UDP is also added as a server-reflexive candidate of @p host, the host candidate that
+ * talks to the server. Its type preference is 0 (§5.1.2.2), so a direct pair that works wins.
+ * Full agents only.
  * @return ZQ_OK; ZQ_ERR_STATE (a lite agent: RFC 8445 §2.5, host candidates only);
  *         ZQ_ERR_NOT_FOUND (@p host is none of ours); ZQ_ERR_CAPACITY.
  */
-zq_err_t ice_agent_add_relay_candidate(ice_agent_t *agent, uint64_t now, const zq_addr_t *relayed,
-                                       const zq_addr_t *mapped, const zq_addr_t *host);
+zq_err_t ice_agent_add_relay_candidate(ice_agent_t *agent, uint64_t now, const ice_relay_t *relay,
+                                       const zq_addr_t *host);
 
 /** A relayed candidate is (@p expected true) or is no longer (false) on its way: while one
  *  is, gathering is not done (no GATHERING_DONE, no end-of-candidates in the description). */

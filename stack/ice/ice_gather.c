@@ -43,8 +43,8 @@ void ice_gather_result(ice_agent_t *a, const ice_txn_t *txn, const stun_msg_t *m
     announce(a, ICE_CAND_SRFLX, mapped, &a->local[txn->index].base, &index);
 }
 
-zq_err_t ice_agent_add_relay_candidate(ice_agent_t *a, uint64_t now, const zq_addr_t *relayed,
-                                       const zq_addr_t *mapped, const zq_addr_t *host)
+zq_err_t ice_agent_add_relay_candidate(ice_agent_t *a, uint64_t now, const ice_relay_t *relay,
+                                       const zq_addr_t *host)
 {
     if (a->cfg.mode != ICE_MODE_FULL || ice_is_terminal(a)) {
         return ZQ_ERR_STATE;
@@ -54,15 +54,15 @@ zq_err_t ice_agent_add_relay_candidate(ice_agent_t *a, uint64_t now, const zq_ad
         return ZQ_ERR_NOT_FOUND;
     }
     uint8_t index;
-    if (mapped->family != ZQ_AF_NONE) {
-        announce(a, ICE_CAND_SRFLX, mapped, host, &index); /* §5.1.1.2: learnt with it */
+    if (relay->mapped_is_udp && relay->mapped.family != ZQ_AF_NONE) {
+        announce(a, ICE_CAND_SRFLX, &relay->mapped, host, &index); /* §5.1.1.2: learnt with it */
     }
-    announce(a, ICE_CAND_RELAY, relayed, relayed, &index);
+    announce(a, ICE_CAND_RELAY, &relay->relayed, &relay->relayed, &index);
     if (index == ICE_NONE) {
         return ZQ_ERR_CAPACITY;
     }
     /* RFC 8839 §5.1: a relayed candidate's raddr is its mapped address. */
-    a->local[index].cand.related = *mapped;
+    a->local[index].cand.related = relay->mapped;
     a->relay_expected = false;
     ice_form_pairs(a);
     if (a->started) {

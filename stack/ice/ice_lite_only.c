@@ -108,10 +108,10 @@ void ice_gather_result(ice_agent_t *a, const ice_txn_t *txn, const stun_msg_t *m
     (void)a, (void)txn, (void)msg;
 }
 
-zq_err_t ice_agent_add_relay_candidate(ice_agent_t *a, uint64_t now, const zq_addr_t *relayed,
-                                       const zq_addr_t *mapped, const zq_addr_t *host)
+zq_err_t ice_agent_add_relay_candidate(ice_agent_t *a, uint64_t now, const ice_relay_t *relay,
+                                       const zq_addr_t *host)
 {
-    (void)a, (void)now, (void)relayed, (void)mapped, (void)host;
+    (void)a, (void)now, (void)relay, (void)host;
     return ZQ_ERR_STATE; /* RFC 8445 §2.5: a lite agent has host candidates only */
 }
 

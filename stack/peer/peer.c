@@ -42,10 +42,10 @@ zq_err_t peer_add_host_candidate(peer_t *p, uint64_t now, const zq_addr_t *addr)
     return err;
 }
 
-zq_err_t peer_add_relay_candidate(peer_t *p, uint64_t now, const zq_addr_t *relayed,
-                                  const zq_addr_t *mapped, const zq_addr_t *host)
+zq_err_t peer_add_relay_candidate(peer_t *p, uint64_t now, const ice_relay_t *relay,
+                                  const zq_addr_t *host)
 {
-    zq_err_t err = ice_agent_add_relay_candidate(&p->ice, now, relayed, mapped, host);
+    zq_err_t err = ice_agent_add_relay_candidate(&p->ice, now, relay, host);
     peer_pump(p, now);
     return err;
 }

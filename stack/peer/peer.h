@@ -167,10 +167,10 @@ zq_err_t peer_init(peer_t *p, const peer_config_t *cfg);
 zq_err_t peer_add_host_candidate(peer_t *p, uint64_t now, const zq_addr_t *addr);
 
 /** A relayed candidate from a TURN allocation the caller holds (ice_agent_add_relay_candidate()):
- *  datagrams this peer sends from @p relayed are the caller's to wrap for the TURN server,
- *  and what the server relays from a peer is handed in as received on @p relayed. */
-zq_err_t peer_add_relay_candidate(peer_t *p, uint64_t now, const zq_addr_t *relayed,
-                                  const zq_addr_t *mapped, const zq_addr_t *host);
+ *  datagrams this peer sends from the relayed address are the caller's to wrap for the TURN
+ *  server, and what the server relays from a peer is handed in as received on it. */
+zq_err_t peer_add_relay_candidate(peer_t *p, uint64_t now, const ice_relay_t *relay,
+                                  const zq_addr_t *host);
 
 /** A relayed candidate is (or no longer is) on its way: the description and ICE wait for it
  *  before they say end-of-candidates (ice_agent_expect_relay()). */

@@ -495,6 +495,12 @@ static void a_node_connects_through_an_allocation_held_over_a_tcp_stream(void **
     assert_true(run_until_connected(10000));
     assert_true(zq_addr_equal(&peer_b()->peer.path_local, &relayed));
     assert_int_equal(srv.binds, 1);
+    /* The mapped address the server saw is a TCP one: no server-reflexive candidate from it. */
+    const ice_agent_t *ice = &peer_b()->peer.ice;
+    for (size_t i = 0; i < ice_agent_local_candidate_count(ice); i++) {
+        assert_int_not_equal(ice_agent_local_candidate(ice, i)->type, ICE_CAND_SRFLX);
+    }
+    assert_non_null(strstr(offer_sdp, "typ relay raddr 203.0.113.7 rport 40000"));
     unsigned before = srv.channel_data;
     static const char msg[] = "over TCP, 23 bytes long"; /* a length no multiple of 4 */
     assert_int_equal(node_send(&node, now, (uint8_t)(peer_b() - node.peers),

@@ -703,7 +703,8 @@ static void a_relay_candidate_has_type_preference_zero_and_the_mapped_address_as
     (void)state;
     init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
     zq_addr_t rel = relayed(), map = mapped(), h = host();
-    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &h), ZQ_OK);
+    ice_relay_t relay = {.relayed = rel, .mapped = map, .mapped_is_udp = true};
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &relay, &h), ZQ_OK);
     ice_event_t ev;
     assert_true(next_candidate_event(&ev));
     assert_int_equal(ev.candidate.type, ICE_CAND_SRFLX);
@@ -719,6 +720,22 @@ static void a_relay_candidate_has_type_preference_zero_and_the_mapped_address_as
     assert_non_null(strstr(line, " typ relay raddr 198.51.100.7 rport 40000"));
 }
 
+/* An allocation over TCP or TLS was seen from a TCP address: no UDP check reaches it, so it
+ * is no server-reflexive candidate, only the relayed one's raddr. */
+static void an_allocation_over_tcp_brings_no_server_reflexive_candidate(void **state)
+{
+    (void)state;
+    init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
+    zq_addr_t h = host();
+    ice_relay_t relay = {.relayed = relayed(), .mapped = mapped(), .mapped_is_udp = false};
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &relay, &h), ZQ_OK);
+    ice_event_t ev;
+    assert_true(next_candidate_event(&ev));
+    assert_int_equal(ev.candidate.type, ICE_CAND_RELAY);
+    assert_true(zq_addr_equal(&ev.candidate.related, &relay.mapped));
+    assert_false(next_candidate_event(&ev));
+}
+
 /* A relayed candidate is its own base: checks leave "from" it (the caller wraps them for the
  * TURN server), an answer arriving on it validates the pair, and data may go on that pair. */
 static void checks_leave_from_the_relayed_address_and_its_answer_validates_the_pair(void **state)
@@ -729,7 +746,8 @@ static void checks_leave_from_the_relayed_address_and_its_answer_validates_the_p
     ice_candidate_t c = {.foundation = "7", .component = 1, .priority = 1000,
                          .type = ICE_CAND_SRFLX, .addr = zq_addr_v4(198, 51, 100, 9, 7000)};
     zq_addr_t rel = relayed(), map = mapped(), h = host();
-    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &h), ZQ_OK);
+    ice_relay_t relay = {.relayed = rel, .mapped = map, .mapped_is_udp = true};
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &relay, &h), ZQ_OK);
     assert_int_equal(ice_agent_add_remote_candidate(&agent, 0, &c), ZQ_OK);
     bool from_relay = false;
     for (uint64_t now = 0; now < 500 && !from_relay; now += 10) {
@@ -754,7 +772,8 @@ static void a_lite_agent_refuses_a_relay_candidate(void **state)
 {
     (void)state;
     zq_addr_t rel = relayed(), map = mapped(), h = host();
-    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &h), ZQ_ERR_STATE);
+    ice_relay_t relay = {.relayed = rel, .mapped = map, .mapped_is_udp = true};
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &relay, &h), ZQ_ERR_STATE);
     assert_int_equal(ice_agent_local_candidate_count(&agent), 1);
 }
 
@@ -763,7 +782,8 @@ static void a_relay_candidate_needs_a_host_of_ours(void **state)
     (void)state;
     init_agent(ICE_MODE_FULL, ICE_ROLE_CONTROLLING);
     zq_addr_t rel = relayed(), map = mapped(), other = peer();
-    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &rel, &map, &other),
+    ice_relay_t relay = {.relayed = rel, .mapped = map, .mapped_is_udp = true};
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 0, &relay, &other),
                      ZQ_ERR_NOT_FOUND);
 }
 
@@ -788,12 +808,13 @@ static void gathering_is_not_done_while_a_relay_is_expected(void **state)
     cfg.rand = test_rand(&rng, 7);
     assert_int_equal(ice_agent_init(&agent, &cfg), ZQ_OK);
     zq_addr_t rel = relayed(), map = mapped(), h = host();
+    ice_relay_t relay = {.relayed = rel, .mapped = map, .mapped_is_udp = true};
     assert_int_equal(ice_agent_add_host_candidate(&agent, 0, &h), ZQ_OK);
     ice_agent_expect_relay(&agent, true);
     assert_int_equal(ice_agent_start(&agent, 0), ZQ_OK);
     assert_false(gathering_done_event());
     assert_false(ice_agent_gathering_done(&agent));
-    assert_int_equal(ice_agent_add_relay_candidate(&agent, 5, &rel, &map, &h), ZQ_OK);
+    assert_int_equal(ice_agent_add_relay_candidate(&agent, 5, &relay, &h), ZQ_OK);
     assert_true(gathering_done_event());
 }
 
@@ -847,6 +868,7 @@ int main(void)
         LITE(unspecified_host_address_is_rejected),
         LITE(a_full_event_queue_counts_the_refused_events_and_keeps_the_queued_ones),
         LITE(a_relay_candidate_has_type_preference_zero_and_the_mapped_address_as_raddr),
+        LITE(an_allocation_over_tcp_brings_no_server_reflexive_candidate),
         LITE(checks_leave_from_the_relayed_address_and_its_answer_validates_the_pair),
         LITE(a_lite_agent_refuses_a_relay_candidate),
         LITE(a_relay_candidate_needs_a_host_of_ours),

@@ -114,8 +114,14 @@ connects "symmetric-symmetric-turn" "$with_turn" c d relay
 connects "symmetric-symmetric-turn" "$with_turn" d c relay
 connects "udp-blocked-cone-turn-tcp" "$with_turn" e b relay
 connects "udp-blocked-cone-turn-tcp" "$with_turn" b e relay
+# What leaves site f's router while its node talks TLS to coturn (checked after the matrix).
+bed_bg f_router dumpcap -q -i wan -f "tcp port 443 or udp" -w "$out/f-wan.pcapng"
+f_cap=$BED_PID
+pids="$pids $f_cap"
+for _ in $(seq 50); do [ -s "$out/f-wan.pcapng" ] && break; sleep 0.1; done
 connects "tls-only-cone-turn-tls" "$with_turn" f a relay
 connects "tls-only-cone-turn-tls" "$with_turn" a f relay
+stop "$f_cap"
 # how_allocated LOG: the node's "TURN allocation over ..." line.
 how_allocated() { sed -n 's/^zq echo: \(TURN allocation over .*\)$/\1/p' "$1" | head -n 1; }
 for f in udp-blocked-cone-turn-tcp-e-offerer:TCP udp-blocked-cone-turn-tcp-b-answerer:TCP \
@@ -126,6 +132,26 @@ for f in udp-blocked-cone-turn-tcp-e-offerer:TCP udp-blocked-cone-turn-tcp-b-ans
         *) fail "${f%:*}: not allocated over ${f#*:}: '${line:-nothing}'" ;;
     esac
 done
+
+# ---- On site f's wire: TLS to coturn's 443, nothing of TURN in the clear, no UDP -----------
+tls_field() { # filter field: the distinct values of field in the packets filter picks
+    tshark -r "$out/f-wan.pcapng" -d tcp.port==443,tls -Y "$1" -T fields -e "$2" 2>/dev/null |
+        sort -u | tr '\n' ' '
+}
+hellos=$(tshark -r "$out/f-wan.pcapng" -d tcp.port==443,tls -Y "tls.handshake.type == 1" 2>/dev/null | wc -l)
+sni=$(tls_field "tls.handshake.type == 1" tls.handshake.extensions_server_name)
+mfl=$(tls_field "tls.handshake.type == 1" tls.handshake.max_fragment_length)
+agreed=$(tls_field "tls.handshake.type == 2" tls.handshake.max_fragment_length)
+records=$(tshark -r "$out/f-wan.pcapng" -d tcp.port==443,tls -Y "tls.record.content_type == 23" 2>/dev/null | wc -l)
+clear=$(tshark -r "$out/f-wan.pcapng" -Y "stun" 2>/dev/null | wc -l)
+udp=$(tshark -r "$out/f-wan.pcapng" -Y "udp" 2>/dev/null | wc -l)
+if [ "$hellos" -gt 0 ] && [ "$sni" = " " ] && [ "$mfl" = "2 " ] && [ "$records" -gt 0 ] &&
+    [ "$clear" -eq 0 ] && [ "$udp" -eq 0 ]; then
+    echo "ok: site f's wire: $hellos ClientHellos to 203.0.113.10:443, no SNI (an IP), 1 KiB records asked (coturn's ServerHello: '${agreed% }'), $records application-data records, 0 STUN or TURN packets in the clear, 0 UDP"
+else
+    tshark -r "$out/f-wan.pcapng" -Y "udp" >&2 2>/dev/null
+    fail "site f's wire: $hellos ClientHellos, SNI '$sni', max_fragment_length asked '$mfl' agreed '$agreed', $records records, $clear STUN in the clear, $udp UDP"
+fi
 
 # ---- Only TLS out, and a node that trusts another CA: it refuses coturn, naming why ----------
 SSL_CERT_FILE="$out/other-ca.pem" # exported by nat_env_servers: the next node reads this one
