@@ -142,7 +142,7 @@ static void turn_link_flush(zq_node_host_t *nh, uint64_t now)
     while (nh->turn_sock != ZQ_SOCKET_INVALID &&
            zq_host_poll_relay_stream(&nh->host, &data, &len) &&
            (err = zq_port_tcp_send(nh->turn_sock, data, len, &sent)) == ZQ_OK) {
-        zq_host_relay_stream_sent(&nh->host, sent);
+        zq_host_relay_stream_sent(&nh->host, now, sent);
     }
     if (nh->turn_sock == ZQ_SOCKET_INVALID) {
         return;

@@ -200,7 +200,7 @@ bool zq_host_poll_relay_stream(zq_host_t *h, const uint8_t **data, size_t *len)
     return node_relay_stream_output(h->node, data, len);
 }
 
-void zq_host_relay_stream_sent(zq_host_t *h, size_t len)
+void zq_host_relay_stream_sent(zq_host_t *h, uint64_t now, size_t len)
 {
-    node_relay_stream_sent(h->node, len);
+    node_relay_stream_sent(h->node, now, len);
 }

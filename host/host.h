@@ -136,7 +136,8 @@ void zq_host_hosts_changed(zq_host_t *h, uint64_t now, const zq_addr_t *hosts, u
  *     if (!open && zq_host_relay_stream_target(&host, &server)) connect, then _opened or _closed;
  *     if (open && !zq_host_relay_stream_target(&host, &server)) close;
  *     bytes read: zq_host_handle_relay_stream(); EOF or an error: _closed;
- *     while (zq_host_poll_relay_stream(&host, &data, &len)) zq_host_relay_stream_sent(&host, tcp_send(...));
+ *     while (zq_host_poll_relay_stream(&host, &data, &len))
+ *         zq_host_relay_stream_sent(&host, now, tcp_send(data, len));
  */
 
 bool zq_host_relay_stream_target(const zq_host_t *h, zq_addr_t *server);
@@ -144,6 +145,6 @@ void zq_host_relay_stream_opened(zq_host_t *h, uint64_t now);
 void zq_host_relay_stream_closed(zq_host_t *h, uint64_t now);
 void zq_host_handle_relay_stream(zq_host_t *h, uint64_t now, const uint8_t *data, size_t len);
 bool zq_host_poll_relay_stream(zq_host_t *h, const uint8_t **data, size_t *len);
-void zq_host_relay_stream_sent(zq_host_t *h, size_t len);
+void zq_host_relay_stream_sent(zq_host_t *h, uint64_t now, size_t len);
 
 #endif /* ZQ_HOST_HOST_H */

@@ -129,7 +129,12 @@ typedef struct {
 #define NODE_RELAY_WHY_MAX 128
 
 /** How a node reaches its TURN server, in the order it tries them. */
-typedef enum { NODE_RELAY_UDP, NODE_RELAY_TCP, NODE_RELAY_TLS, NODE_RELAY_TRANSPORTS } node_relay_transport_t;
+typedef enum {
+    NODE_RELAY_UDP,
+    NODE_RELAY_TCP,
+    NODE_RELAY_TLS,
+    NODE_RELAY_TRANSPORTS
+} node_relay_transport_t;
 
 /** The node's TURN allocation (node_relay.c): one for all its peers. */
 typedef struct {
@@ -221,7 +226,7 @@ void node_relay_stream_closed(node_t *n, uint64_t now);
 void node_relay_stream_input(node_t *n, uint64_t now, const uint8_t *data, size_t len);
 /** Bytes for the connection, if any, until node_relay_stream_sent() takes some. */
 bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len);
-void node_relay_stream_sent(node_t *n, size_t len);
+void node_relay_stream_sent(node_t *n, uint64_t now, size_t len);
 
 bool node_poll_event(node_t *n, node_event_t *ev);
 /** Events queued and not yet polled: a loop that made new ones while handling some (echo's

@@ -244,11 +244,11 @@ bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len
     return true;
 }
 
-void node_relay_stream_sent(node_t *n, size_t len)
+void node_relay_stream_sent(node_t *n, uint64_t now, size_t len)
 {
     if (over_tls(n)) {
         tls_client_output_consumed(&n->relay.tls, len);
-        encrypt(n, 0); /* room freed: what waited for it */
+        encrypt(n, now); /* room freed: what waited for it */
         return;
     }
     size_t sent = len < n->relay.stream_out_len ? len : n->relay.stream_out_len;
@@ -306,9 +306,9 @@ bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len
     return false;
 }
 
-void node_relay_stream_sent(node_t *n, size_t len)
+void node_relay_stream_sent(node_t *n, uint64_t now, size_t len)
 {
-    (void)n, (void)len;
+    (void)n, (void)now, (void)len;
 }
 
 #endif

@@ -24,7 +24,8 @@ zq_err_t turn_stream_frame_len(const uint8_t *buf, size_t len, size_t *frame_len
         return ZQ_OK;
     }
     if ((buf[0] & 0xC0) != 0 || (n & 3u) != 0) {
-        return ZQ_ERR_MALFORMED; /* RFC 8489 §5: STUN's top bits are 0, its length a multiple of 4 */
+        /* RFC 8489 §5: STUN's top bits are 0, its length a multiple of 4 */
+        return ZQ_ERR_MALFORMED;
     }
     if (len >= 8 && zq_load_be32(buf + 4) != STUN_MAGIC_COOKIE) {
         return ZQ_ERR_MALFORMED; /* no way to find the next frame: the stream is lost */

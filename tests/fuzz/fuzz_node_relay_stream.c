@@ -57,7 +57,7 @@ static void drain(uint64_t now)
     size_t len;
     while (node_relay_stream_output(&node, &out, &len)) {
         check(len > 0);
-        node_relay_stream_sent(&node, len);
+        node_relay_stream_sent(&node, now, len);
     }
     peer_transmit_t tx;
     while (node_poll_transmit(&node, now, &tx)) {

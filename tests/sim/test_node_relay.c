@@ -184,7 +184,7 @@ static void stream_to_server(void)
             memcpy(path.rx + path.rx_len, data, len);
             path.rx_len += len;
         }
-        node_relay_stream_sent(&node, len);
+        node_relay_stream_sent(&node, now, len);
     }
     size_t n;
     while (path.rx_len >= 4 && path.rx_len >= (n = server_frame_len(path.rx))) {
@@ -657,7 +657,8 @@ static void a_failed_allocation_is_tried_again_after_the_retry_delay(void **stat
     assert_true(now - failed_at >= ZQ_NODE_TURN_RETRY_MS);
     assert_true(now - failed_at <= ZQ_NODE_TURN_RETRY_MS + 10);
     path.udp_blocked = false; /* the server is reachable again: the next retransmission */
-    for (uint64_t end = now + 2000; now < end && node.relay.turn.state != TURN_ALLOCATED; now += 5) {
+    for (uint64_t end = now + 2000; now < end && node.relay.turn.state != TURN_ALLOCATED;
+         now += 5) {
         node_handle_timeout(&node, now);
         flush();
     }
