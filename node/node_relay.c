@@ -395,23 +395,6 @@ void node_relay_forget(node_t *n, uint64_t now)
 
 #else /* !ZQ_NODE_TURN */
 
-/* A first allocation, or one tried again: the room's servers in order, and every peer waits
- * for the relayed candidate meanwhile. */
-static void start_all(node_t *n, uint64_t now)
-{
-    n->relay.started_at = now;
-    n->relay.retry_at = ZQ_TIME_NEVER;
-    if (!node_relay_start_next(n, now)) {
-        return;
-    }
-    for (int i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
-        if (n->peers[i].used) {
-            peer_expect_relay(&n->peers[i].peer, now, true);
-        }
-    }
-    node_relay_sync_deadline(n, now);
-}
-
 void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
 {
     (void)n, (void)now, (void)sig;
