@@ -455,6 +455,15 @@ static void a_peer_that_joins_during_the_allocation_gets_the_relayed_candidate_t
     assert_true(zq_addr_equal(&peer_b()->peer.path_local, &relayed));
 }
 
+/* The room names only a TCP server; the port's connection is up; the allocation is made. */
+static void allocate_over_tcp(void)
+{
+    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\"");
+    path.tcp = true;
+    node_relay_stream_opened(&node, now);
+    flush();
+}
+
 /* turns: (TLS) and named servers are not used, and counted; a room whose only TURN server is
  * over TCP gets the node's allocation over TCP: it asks the port for the stream and sends
  * nothing until the stream is up, then nothing over UDP. */
@@ -487,10 +496,7 @@ static void turns_and_named_servers_are_skipped_and_a_tcp_only_server_waits_for_
 static void a_node_connects_through_an_allocation_held_over_a_tcp_stream(void **state)
 {
     (void)state;
-    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\"");
-    path.tcp = true;
-    node_relay_stream_opened(&node, now);
-    flush();
+    allocate_over_tcp();
     node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
     assert_true(run_until_connected(10000));
     assert_true(zq_addr_equal(&peer_b()->peer.path_local, &relayed));
@@ -552,10 +558,7 @@ static void an_unanswered_udp_allocation_gives_way_to_the_rooms_tcp_server(void 
 static void a_closed_stream_ends_the_allocation_made_over_it(void **state)
 {
     (void)state;
-    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\"");
-    path.tcp = true;
-    node_relay_stream_opened(&node, now);
-    flush();
+    allocate_over_tcp();
     assert_int_equal(node.relay.turn.state, TURN_ALLOCATED);
     node_relay_stream_closed(&node, now);
     zq_addr_t target;
@@ -595,10 +598,7 @@ static void a_tcp_server_that_does_not_connect_gives_way_to_the_rooms_turns_serv
 static void bytes_that_are_no_turn_frame_end_the_stream(void **state)
 {
     (void)state;
-    ice_servers("\"turn:203.0.113.1:3478?transport=tcp\"");
-    path.tcp = true;
-    node_relay_stream_opened(&node, now);
-    flush();
+    allocate_over_tcp();
     static const char http[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
     node_relay_stream_input(&node, now, (const uint8_t *)http, sizeof http - 1);
     zq_addr_t target;

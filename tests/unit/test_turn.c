@@ -231,19 +231,27 @@ static void a_stale_nonce_is_replaced_and_the_request_sent_again(void **state)
     assert_int_equal(turn.state, TURN_ALLOCATED);
 }
 
-static void an_unanswered_allocate_is_sent_seven_times_then_fails(void **state)
+/* Nothing is answered: how many requests go before the first event (@p ev), the clock
+ * moved to each deadline. */
+static unsigned sends_until_an_event(turn_event_t *ev)
 {
-    (void)state;
     unsigned sends = 0;
-    turn_event_t ev = {0};
     for (int i = 0; i < 1000; i++) {
         sends += take_request();
         uint64_t next = turn_client_timeout(&turn, now);
-        if (next_event(&ev)) {
+        if (next_event(ev)) {
             break;
         }
         now = next;
     }
+    return sends;
+}
+
+static void an_unanswered_allocate_is_sent_seven_times_then_fails(void **state)
+{
+    (void)state;
+    turn_event_t ev = {0};
+    unsigned sends = sends_until_an_event(&ev);
     assert_int_equal(sends, 7); /* Rc (RFC 8489 §6.2.1) */
     assert_int_equal(ev.type, TURN_EVENT_FAILED);
     assert_int_equal(ev.code, 0);
@@ -257,16 +265,8 @@ static void over_tcp_a_request_is_sent_once_and_fails_after_ti(void **state)
 {
     (void)state;
     turn.cfg.reliable = true;
-    unsigned sends = 0;
     turn_event_t ev = {0};
-    for (int i = 0; i < 1000; i++) {
-        sends += take_request();
-        uint64_t next = turn_client_timeout(&turn, now);
-        if (next_event(&ev)) {
-            break;
-        }
-        now = next;
-    }
+    unsigned sends = sends_until_an_event(&ev);
     assert_int_equal(sends, 1);
     assert_int_equal(ev.type, TURN_EVENT_FAILED);
     assert_int_equal(now, 1000 + 39500);
