@@ -54,6 +54,7 @@ uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_co
     zq_addr_t any = zq_cli_any_addr(want->family, 0);
     nh->want = *want;
     nh->turn_sock = ZQ_SOCKET_INVALID;
+    nh->turn_connecting = false;
     nh->watch = zq_addr_equal(want, &any);
     open_sockets(nh, addrs, host_addresses(want, addrs, ZQ_NODE_MAX_HOSTS));
     for (uint8_t i = 0; i < nh->n_socks; i++) {
@@ -130,36 +131,69 @@ static void turn_link_close(zq_node_host_t *nh)
     zq_loop_remove_fd(nh->loop, nh->turn_sock);
     zq_port_tcp_close(nh->turn_sock);
     nh->turn_sock = ZQ_SOCKET_INVALID;
+    nh->turn_connecting = false;
+}
+
+/* The connection failed to open, or ended: the node may name its next server. */
+static void turn_link_lost(zq_node_host_t *nh, uint64_t now)
+{
+    turn_link_close(nh);
+    zq_host_relay_stream_closed(&nh->host, now);
 }
 
 /* What the node has for the stream, as far as the socket takes it; the rest waits for the
  * socket to be writable. */
 static void turn_link_flush(zq_node_host_t *nh, uint64_t now)
 {
+    if (nh->turn_sock == ZQ_SOCKET_INVALID || nh->turn_connecting) {
+        return;
+    }
     const uint8_t *data;
     size_t len, sent = 0;
     zq_err_t err = ZQ_OK;
-    while (nh->turn_sock != ZQ_SOCKET_INVALID &&
-           zq_host_poll_relay_stream(&nh->host, &data, &len) &&
+    while (zq_host_poll_relay_stream(&nh->host, &data, &len) &&
            (err = zq_port_tcp_send(nh->turn_sock, data, len, &sent)) == ZQ_OK) {
         zq_host_relay_stream_sent(&nh->host, now, sent);
     }
-    if (nh->turn_sock == ZQ_SOCKET_INVALID) {
-        return;
-    }
     if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
-        turn_link_close(nh);
-        zq_host_relay_stream_closed(&nh->host, now);
+        turn_link_lost(nh, now);
         return;
     }
     (void)zq_loop_set_fd_writable_interest(nh->loop, nh->turn_sock,
                                            zq_host_poll_relay_stream(&nh->host, &data, &len));
 }
 
+static void turn_link_sync(zq_node_host_t *nh, uint64_t now);
+
+/* The connect came through (the socket is writable) or failed. */
+static void turn_link_connected(zq_node_host_t *nh, uint64_t now)
+{
+    char text[ZQ_ADDR_TEXT_MAX];
+    zq_addr_format(&nh->turn_server, text, sizeof text);
+    nh->turn_connecting = false;
+    if (zq_port_tcp_connect_finish(nh->turn_sock, &nh->turn_server) != ZQ_OK) {
+        (void)fprintf(stderr, "zq %s: TURN server %s over TCP: no connection\n", nh->sig.cmd,
+                      text);
+        zq_loop_remove_fd(nh->loop, nh->turn_sock); /* _finish closed it */
+        nh->turn_sock = ZQ_SOCKET_INVALID;
+        zq_host_relay_stream_closed(&nh->host, now);
+        turn_link_sync(nh, now);
+        return;
+    }
+    (void)fprintf(stderr, "zq %s: TURN server %s over TCP\n", nh->sig.cmd, text);
+    (void)zq_loop_set_fd_writable_interest(nh->loop, nh->turn_sock, false);
+    zq_host_relay_stream_opened(&nh->host, now);
+    turn_link_flush(nh, now);
+}
+
 static void turn_link_ready(void *ctx, int fd, uint64_t now)
 {
     (void)fd;
     zq_node_host_t *nh = ctx;
+    if (nh->turn_connecting) {
+        turn_link_connected(nh, now);
+        return;
+    }
     static uint8_t buf[4096];
     size_t len;
     zq_err_t err;
@@ -170,16 +204,15 @@ static void turn_link_ready(void *ctx, int fd, uint64_t now)
         }
     }
     if (err != ZQ_ERR_WOULD_BLOCK) {
-        turn_link_close(nh);
-        zq_host_relay_stream_closed(&nh->host, now);
+        turn_link_lost(nh, now);
         return;
     }
     turn_link_flush(nh, now);
 }
 
-/* Opens the connection the node asks for (waiting up to ZQ_NODE_HOST_TURN_CONNECT_MS, as the
- * signalling link's does), closes one it no longer wants. @return true when a connect failed:
- * the node may name its next server at once. */
+/* Starts the connection the node asks for (the loop goes on meanwhile: the socket's
+ * writability or ZQ_NODE_HOST_TURN_CONNECT_MS ends the wait), closes one it no longer wants.
+ * @return true when a connect failed at once: the node may name its next server. */
 static bool turn_link_step(zq_node_host_t *nh, uint64_t now)
 {
     zq_addr_t server;
@@ -191,20 +224,17 @@ static bool turn_link_step(zq_node_host_t *nh, uint64_t now)
     if (nh->turn_sock != ZQ_SOCKET_INVALID || !wanted) {
         return false;
     }
-    char text[ZQ_ADDR_TEXT_MAX];
-    zq_addr_format(&server, text, sizeof text);
-    if (zq_port_tcp_connect(&nh->turn_sock, &server, ZQ_NODE_HOST_TURN_CONNECT_MS) != ZQ_OK ||
+    nh->turn_server = server;
+    if (zq_port_tcp_connect_start(&nh->turn_sock, &server) != ZQ_OK ||
         zq_loop_add_fd(nh->loop, nh->turn_sock, turn_link_ready, nh) != ZQ_OK) {
-        (void)fprintf(stderr, "zq %s: TURN server %s over TCP: no connection\n", nh->sig.cmd,
-                      text);
         zq_port_tcp_close(nh->turn_sock);
         nh->turn_sock = ZQ_SOCKET_INVALID;
         zq_host_relay_stream_closed(&nh->host, now);
         return true;
     }
-    (void)fprintf(stderr, "zq %s: TURN server %s over TCP\n", nh->sig.cmd, text);
-    nh->turn_server = server;
-    zq_host_relay_stream_opened(&nh->host, now);
+    nh->turn_connecting = true;
+    nh->turn_connect_deadline = now + ZQ_NODE_HOST_TURN_CONNECT_MS;
+    (void)zq_loop_set_fd_writable_interest(nh->loop, nh->turn_sock, true);
     return false;
 }
 
@@ -213,6 +243,19 @@ static void turn_link_sync(zq_node_host_t *nh, uint64_t now)
     for (int tries = 0; tries < NODE_RELAY_TRANSPORTS && turn_link_step(nh, now); tries++) {
     }
     turn_link_flush(nh, now);
+}
+
+/* A connect that took ZQ_NODE_HOST_TURN_CONNECT_MS (its SYNs dropped): given up. */
+static void turn_link_timeout(zq_node_host_t *nh, uint64_t now)
+{
+    if (nh->turn_connecting && now >= nh->turn_connect_deadline) {
+        char text[ZQ_ADDR_TEXT_MAX];
+        zq_addr_format(&nh->turn_server, text, sizeof text);
+        (void)fprintf(stderr, "zq %s: TURN server %s over TCP: no connection in %u ms\n",
+                      nh->sig.cmd, text, (unsigned)ZQ_NODE_HOST_TURN_CONNECT_MS);
+        turn_link_lost(nh, now);
+        turn_link_sync(nh, now);
+    }
 }
 
 void zq_node_host_close_udp(zq_node_host_t *nh)
@@ -240,6 +283,7 @@ static void drv_timeout(void *obj, uint64_t now)
 {
     zq_node_host_t *nh = obj;
     watch_addresses(nh, now);
+    turn_link_timeout(nh, now);
     zq_sig_link_timeout(&nh->sig, now);
     zq_host_handle_timeout(&nh->host, now);
 }
@@ -248,6 +292,9 @@ static uint64_t drv_next_timeout(void *obj)
 {
     zq_node_host_t *nh = obj;
     uint64_t t = zq_host_next_timeout(&nh->host);
+    if (nh->turn_connecting) {
+        t = zq_time_min(t, nh->turn_connect_deadline);
+    }
     return nh->watch ? zq_time_min(t, nh->next_check) : t;
 }
 

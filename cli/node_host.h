@@ -55,10 +55,12 @@ typedef struct {
     uint64_t next_check;                  /* when the addresses are looked at again */
     size_t driver;                        /* our id on the loop */
     zq_socket_t turn_sock;                /* TURN over TCP (node.h), or ZQ_SOCKET_INVALID */
-    zq_addr_t turn_server;                /* where turn_sock is connected */
+    zq_addr_t turn_server;                /* where turn_sock is connected, or connecting */
+    bool turn_connecting;                 /* its connect is under way */
+    uint64_t turn_connect_deadline;       /* when that connect is given up */
 } zq_node_host_t;
 
-/** How long the TCP connect to a TURN server may take (the loop waits, as for signalling). */
+/** How long the TCP connect to a TURN server may take (the loop goes on meanwhile). */
 #define ZQ_NODE_HOST_TURN_CONNECT_MS 3000
 
 /** How often a node bound to every address looks whether they changed (a DHCP renewal, a

@@ -84,6 +84,15 @@ zq_err_t zq_port_tcp_accept(zq_socket_t listener, zq_socket_t *conn, zq_addr_t *
 zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t timeout_ms);
 
 /**
+ * The same without waiting, for a port with an event loop (port/bsd): _start() leaves @p sock
+ * connecting; once it is writable (or the caller's own deadline passed: then it closes it),
+ * _finish() says how it went and, on ZQ_ERR_IO, closes it.
+ * @return ZQ_OK; ZQ_ERR_IO (refused, unreachable: reason logged); ZQ_ERR_INVALID_ARG.
+ */
+zq_err_t zq_port_tcp_connect_start(zq_socket_t *sock, const zq_addr_t *to);
+zq_err_t zq_port_tcp_connect_finish(zq_socket_t sock, const zq_addr_t *to);
+
+/**
  * Sends what fits of @p data now: a partial send is normal, @p sent says how much went.
  * @return ZQ_OK (@p sent > 0, or @p len was 0); ZQ_ERR_WOULD_BLOCK when nothing fit (@p sent
  *         is 0: wait for writability); ZQ_ERR_CLOSED when the peer is gone (EPIPE, reset);

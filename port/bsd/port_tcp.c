@@ -105,7 +105,7 @@ zq_err_t zq_port_tcp_accept(zq_socket_t listener, zq_socket_t *conn, zq_addr_t *
     return ZQ_OK;
 }
 
-zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t timeout_ms)
+zq_err_t zq_port_tcp_connect_start(zq_socket_t *sock, const zq_addr_t *to)
 {
     *sock = ZQ_SOCKET_INVALID;
     struct sockaddr_storage ss;
@@ -117,27 +117,45 @@ zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t ti
     if (fd < 0) {
         return ZQ_ERR_IO;
     }
-    /* A non-blocking connect() and a wait for writability give the same result as a blocking
-     * connect with a timeout, which POSIX has no call for. */
-    int rc = connect(fd, (const struct sockaddr *)&ss, sl);
-    if (rc != 0 && errno != EINPROGRESS) {
+    if (connect(fd, (const struct sockaddr *)&ss, sl) != 0 && errno != EINPROGRESS) {
         return fail_and_close(fd, "connect to", to, errno);
     }
-    if (rc != 0 && zq_bsd_wait(fd, true, zq_port_now_ms() + timeout_ms) == ZQ_ERR_TIMEOUT) {
-        (void)close(fd);
-        return ZQ_ERR_TIMEOUT;
-    }
+    *sock = fd;
+    return ZQ_OK;
+}
+
+zq_err_t zq_port_tcp_connect_finish(zq_socket_t sock, const zq_addr_t *to)
+{
     int so_error = 0; /* after a failed wait too: SO_ERROR, or the next call, says what failed */
     socklen_t len = (socklen_t)sizeof so_error;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0) {
+    if (getsockopt(sock, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0) {
         so_error = errno;
     }
     if (so_error != 0) {
-        return fail_and_close(fd, "connect to", to, so_error);
+        return fail_and_close(sock, "connect to", to, so_error);
     }
-    set_nodelay(fd);
-    *sock = fd;
+    set_nodelay(sock);
     return ZQ_OK;
+}
+
+/* A non-blocking connect() and a wait for writability give the same result as a blocking
+ * connect with a timeout, which POSIX has no call for. */
+zq_err_t zq_port_tcp_connect(zq_socket_t *sock, const zq_addr_t *to, uint32_t timeout_ms)
+{
+    zq_err_t err = zq_port_tcp_connect_start(sock, to);
+    if (err != ZQ_OK) {
+        return err;
+    }
+    if (zq_bsd_wait(*sock, true, zq_port_now_ms() + timeout_ms) == ZQ_ERR_TIMEOUT) {
+        (void)close(*sock);
+        *sock = ZQ_SOCKET_INVALID;
+        return ZQ_ERR_TIMEOUT;
+    }
+    err = zq_port_tcp_connect_finish(*sock, to);
+    if (err != ZQ_OK) {
+        *sock = ZQ_SOCKET_INVALID;
+    }
+    return err;
 }
 
 /* Errors that mean the connection is gone rather than that something is wrong here. lwIP
