@@ -341,6 +341,12 @@ static void take_description(node_t *n, uint64_t now, bool offer)
     if (i < 0 || (!offer && !n->peers[i].dialing)) {
         return;
     }
+    if (!offer && n->peers[i].peer.have_remote) {
+        /* An answer to an earlier offer of ours, which the server relayed late (both went
+         * while the link was down): the dial under way keeps the one it took. */
+        n->stats.answers_ignored++;
+        return;
+    }
     const char *reason = NULL;
     node_peer_t *np = &n->peers[i];
     if (peer_set_remote_description(&np->peer, now, n->sig.text, n->sig.text_len, &reason) !=

@@ -113,6 +113,8 @@ typedef struct {
     uint32_t refused_by_members; /**< `refused` frames from members full for now */
     uint32_t peer_init_failed; /**< a slot was free but its connection could not start */
     uint32_t redials;            /**< failed connections we dialed, to be dialed again */
+    uint32_t answers_ignored;    /**< a second answer to a dial that has one (an earlier
+                                      offer's, relayed late after an outage) */
     uint32_t relay_urls_skipped; /**< ice_servers URLs not used: host names, turns: with no
                                       trust store, a stream with ZQ_NODE_TURN_STREAM 0 */
     uint32_t relay_fallbacks;  /**< allocations tried on the next transport (UDP unanswered,
