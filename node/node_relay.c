@@ -316,21 +316,24 @@ bool node_relay_wrap(node_t *n, uint64_t now, peer_transmit_t *tx)
         n->stats.relay_dropped++; /* from an allocation that is gone, or not yet back */
         return false;
     }
-    if (n->relay.transport != NODE_RELAY_UDP) {
-        node_relay_stream_wrap(n, now, tx);
-        return false; /* on the stream, not a datagram */
-    }
+    /* Over UDP one datagram for the server; over a stream the frame joins its output. */
+    bool stream = n->relay.transport != NODE_RELAY_UDP;
+    size_t cap = sizeof n->relay.out;
+    uint8_t *out = stream ? node_relay_stream_space(n, &cap) : n->relay.out;
     /* RFC 8656 §9: the server relays only to IPs with a permission; ICE retransmits the
      * first check, which goes before the permission is installed. */
     size_t len = 0;
-    if (node_relay_usable(n) && turn_client_permit(&n->relay.turn, now, &tx->remote) == ZQ_OK) {
-        len = turn_client_wrap(&n->relay.turn, &tx->remote, tx->data, tx->len, n->relay.out,
-                               sizeof n->relay.out);
+    if (cap > 0 && turn_client_permit(&n->relay.turn, now, &tx->remote) == ZQ_OK) {
+        len = turn_client_wrap(&n->relay.turn, &tx->remote, tx->data, tx->len, out, cap);
     }
     node_relay_sync_deadline(n, now);
     if (len == 0) {
-        n->stats.relay_dropped++;
+        n->stats.relay_dropped++; /* as a full socket buffer drops: DTLS and SCTP resend */
         return false;
+    }
+    if (stream) {
+        node_relay_stream_wrote(n, now, len);
+        return false; /* on the stream, not a datagram */
     }
     *tx = (peer_transmit_t){.local = n->relay.host, .remote = n->relay.turn.cfg.server,
                             .data = n->relay.out, .len = len};

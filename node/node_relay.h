@@ -71,7 +71,9 @@ bool node_relay_stream_can(const node_t *n, node_relay_transport_t t);
 void node_relay_stream_reset(node_t *n);
 /** The allocation's requests onto the stream, once it is up. */
 void node_relay_stream_fill(node_t *n, uint64_t now);
-/** A peer's datagram "from" the relayed address onto the stream (counted if it cannot go). */
-void node_relay_stream_wrap(node_t *n, uint64_t now, const peer_transmit_t *tx);
+/** Where a frame for the stream's output goes, and how many bytes fit (0: the stream is not
+ *  up, or full); node_relay_stream_wrote() then takes the @p len bytes written there. */
+uint8_t *node_relay_stream_space(node_t *n, size_t *cap);
+void node_relay_stream_wrote(node_t *n, uint64_t now, size_t len);
 
 #endif

@@ -55,7 +55,6 @@ static void lost(node_t *n, uint64_t now, const char *why)
 {
     bool never_opened = !n->relay.stream_open;
     n->stats.relay_stream_lost++;
-    n->relay.turn.state = TURN_FAILED;
     node_relay_stream_reset(n);
     if (never_opened && n->relay.offered != 0) {
         n->stats.relay_fallbacks++;
@@ -100,20 +99,16 @@ void node_relay_stream_fill(node_t *n, uint64_t now)
     node_relay_sync_deadline(n, now);
 }
 
-void node_relay_stream_wrap(node_t *n, uint64_t now, const peer_transmit_t *tx)
+uint8_t *node_relay_stream_space(node_t *n, size_t *cap)
 {
-    size_t len = 0;
-    if (ready(n) && node_relay_usable(n) &&
-        turn_client_permit(&n->relay.turn, now, &tx->remote) == ZQ_OK) {
-        len = turn_client_wrap(&n->relay.turn, &tx->remote, tx->data, tx->len,
-                               n->relay.stream_out + n->relay.stream_out_len, room(n));
-    }
-    if (len == 0) {
-        n->stats.relay_dropped++; /* as a full socket buffer drops: DTLS and SCTP resend */
-    }
+    *cap = ready(n) ? room(n) : 0;
+    return n->relay.stream_out + n->relay.stream_out_len;
+}
+
+void node_relay_stream_wrote(node_t *n, uint64_t now, size_t len)
+{
     n->relay.stream_out_len += len;
     encrypt(n, now);
-    node_relay_sync_deadline(n, now);
 }
 
 void node_relay_stream_opened(node_t *n, uint64_t now)
@@ -274,9 +269,16 @@ void node_relay_stream_fill(node_t *n, uint64_t now)
     (void)n, (void)now;
 }
 
-void node_relay_stream_wrap(node_t *n, uint64_t now, const peer_transmit_t *tx)
+uint8_t *node_relay_stream_space(node_t *n, size_t *cap)
 {
-    (void)n, (void)now, (void)tx;
+    (void)n;
+    *cap = 0;
+    return NULL;
+}
+
+void node_relay_stream_wrote(node_t *n, uint64_t now, size_t len)
+{
+    (void)n, (void)now, (void)len;
 }
 
 bool node_relay_stream_target(const node_t *n, zq_addr_t *server)

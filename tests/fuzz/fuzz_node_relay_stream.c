@@ -13,7 +13,7 @@
 
 #include "node/node.h"
 #include "stack/dtls/dtls.h"
-#include "fuzz_support.h"
+#include "fuzz_trust.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,23 +25,12 @@ static tls_client_config_t trust;
 static dtls_context_t no_peers; /* node_init wants one; no peer is ever made here */
 static node_t node;
 
-/* A bundle whose one block is no certificate: a session can start, and no chain verifies. */
-static const char no_anchor[] = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
-
-static size_t in_use(void)
-{
-    dtls_arena_stats_t st;
-    check(dtls_arena_stats(&st) == ZQ_OK);
-    return st.in_use;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    dtls_arena_init(arena, sizeof arena);
     random_source = (zq_rand_t){fuzz_counter_rand, &rand_state};
-    check(tls_client_config_init(&trust, &random_source, no_anchor, sizeof no_anchor - 1, NULL) == ZQ_OK);
+    fuzz_trust_init(arena, sizeof arena, &trust, &random_source);
     return 0;
 }
 
@@ -94,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 "transport=tcp\"],\"username\":\"1900000000:me\",\"credential\":\"c2VjcmV0\"}]}");
     zq_addr_t server;
     check(node_relay_stream_target(&node, &server));
-    size_t before = in_use();
+    size_t before = fuzz_arena_in_use();
     uint64_t now = 1000;
     node_relay_stream_opened(&node, now);
     drain(now);
@@ -108,6 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check(node.relay.stream_out_len <= sizeof node.relay.stream_out);
     node_set_hosts(&node, now, cfg.hosts, 1); /* drops the allocation and its stream */
-    check(in_use() == before);
+    check(fuzz_arena_in_use() == before);
     return 0;
 }

@@ -17,7 +17,7 @@
 #include "stack/dtls/dtls.h"
 #include "stack/tls/tls_client.h"
 #include "stack/tls/tls_internal.h"
-#include "fuzz_support.h"
+#include "fuzz_trust.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,24 +28,13 @@ static tls_client_config_t trust;
 static tls_client_t session;
 static char bundle[64 * 1024];
 
-/* A bundle whose one block is no certificate: a session can start, and no chain verifies. */
-static const char no_anchor[] = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
-
-static size_t in_use(void)
-{
-    dtls_arena_stats_t st;
-    check(dtls_arena_stats(&st) == ZQ_OK);
-    return st.in_use;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    dtls_arena_init(arena, sizeof arena);
     static zq_rand_t rand;
     rand = (zq_rand_t){fuzz_counter_rand, &rand_state};
-    check(tls_client_config_init(&trust, &rand, no_anchor, sizeof no_anchor - 1, NULL) == ZQ_OK);
+    fuzz_trust_init(arena, sizeof arena, &trust, &rand);
     return 0;
 }
 
@@ -64,7 +53,7 @@ static void fuzz_anchors(const uint8_t *data, size_t size)
     memset(&child, 0, sizeof child);
     child.issuer_raw.p = (unsigned char *)(uintptr_t)(data + 1);
     child.issuer_raw.len = name_len;
-    size_t before = in_use();
+    size_t before = fuzz_arena_in_use();
     mbedtls_x509_crt *found = NULL;
     check(tls_anchors_find(&cfg, &child, &found) == 0);
     for (mbedtls_x509_crt *c = found; c != NULL; c = c->next) {
@@ -73,12 +62,12 @@ static void fuzz_anchors(const uint8_t *data, size_t size)
     }
     mbedtls_x509_crt_free(found);
     mbedtls_free(found);
-    check(in_use() == before);
+    check(fuzz_arena_in_use() == before);
 }
 
 static void fuzz_session(const uint8_t *data, size_t size)
 {
-    size_t before = in_use();
+    size_t before = fuzz_arena_in_use();
     check(tls_client_start(&session, &trust, "localhost") == ZQ_OK);
     const char *why;
     check(tls_client_handshake(&session, &why) == ZQ_ERR_WOULD_BLOCK);
@@ -99,7 +88,7 @@ static void fuzz_session(const uint8_t *data, size_t size)
     }
     check(err != ZQ_OK);
     tls_client_free(&session);
-    check(in_use() == before);
+    check(fuzz_arena_in_use() == before);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

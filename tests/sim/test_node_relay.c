@@ -399,6 +399,26 @@ static const node_peer_t *peer_b(void)
     return NULL;
 }
 
+/* The node sends @p msg to b, which reads it; the server carried it as ChannelData. */
+static void sent_over_the_channel(const char *msg)
+{
+    unsigned before = srv.channel_data;
+    size_t len = strlen(msg);
+    assert_int_equal(node_send(&node, now, (uint8_t)(peer_b() - node.peers),
+                               (const uint8_t *)msg, len, false),
+                     ZQ_OK);
+    dc_message_t got;
+    bool read = false;
+    for (int k = 0; k < 100 && !read; k++, now += 5) {
+        flush();
+        read = peer_read(&remote, now, &got);
+    }
+    assert_true(read);
+    assert_int_equal(got.len, len);
+    assert_memory_equal(got.data, msg, len);
+    assert_true(srv.channel_data > before);
+}
+
 /* ---- Tests --------------------------------------------------------------------------------- */
 
 /* The allocation is done before b joins: the offer carries the relayed candidate (raddr the
@@ -424,20 +444,7 @@ static void a_node_with_no_direct_path_connects_through_its_turn_allocation(void
     char line[NODE_DESCRIBE_MAX];
     assert_true(node_describe_event(&connected, line, sizeof line) > 0);
     assert_non_null(strstr(line, " ms over relay -> host"));
-    unsigned before = srv.channel_data;
-    static const char msg[] = "over the relay";
-    assert_int_equal(node_send(&node, now, (uint8_t)(b - node.peers), (const uint8_t *)msg,
-                               sizeof msg - 1, false),
-                     ZQ_OK);
-    dc_message_t got;
-    bool read = false;
-    for (int k = 0; k < 100 && !read; k++, now += 5) {
-        flush();
-        read = peer_read(&remote, now, &got);
-    }
-    assert_true(read);
-    assert_memory_equal(got.data, msg, sizeof msg - 1);
-    assert_true(srv.channel_data > before);
+    sent_over_the_channel("over the relay");
     assert_int_equal(node.stats.relay_dropped, 0);
 }
 
@@ -507,20 +514,7 @@ static void a_node_connects_through_an_allocation_held_over_a_tcp_stream(void **
         assert_int_not_equal(ice_agent_local_candidate(ice, i)->type, ICE_CAND_SRFLX);
     }
     assert_non_null(strstr(offer_sdp, "typ relay raddr 203.0.113.7 rport 40000"));
-    unsigned before = srv.channel_data;
-    static const char msg[] = "over TCP, 23 bytes long"; /* a length no multiple of 4 */
-    assert_int_equal(node_send(&node, now, (uint8_t)(peer_b() - node.peers),
-                               (const uint8_t *)msg, sizeof msg - 1, false),
-                     ZQ_OK);
-    dc_message_t got;
-    bool read = false;
-    for (int k = 0; k < 100 && !read; k++, now += 5) {
-        flush();
-        read = peer_read(&remote, now, &got);
-    }
-    assert_true(read);
-    assert_memory_equal(got.data, msg, sizeof msg - 1);
-    assert_true(srv.channel_data > before);
+    sent_over_the_channel("over TCP, 23 bytes long"); /* a length no multiple of 4 */
     assert_int_equal(path.rx_len, 0); /* every byte on the stream was a whole frame */
     assert_int_equal(node.stats.relay_dropped, 0);
     assert_int_equal(node.stats.relay_stream_lost, 0);
