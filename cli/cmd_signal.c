@@ -23,6 +23,8 @@
 #define DEFAULT_TOKEN_TTL_S 86400u
 #define MAX_TOKEN_TTL_S (366u * 86400u)
 #define DEFAULT_TURN_TTL_S 86400u
+#define TLS_CHAIN_MAX (64 * 1024) /* a leaf and intermediates: Let's Encrypt's is 5.3 KiB */
+#define TLS_KEY_MAX (16 * 1024)   /* RSA-8192 in PEM is 6.3 KiB */
 
 typedef struct {
     const char *listen;
@@ -39,6 +41,8 @@ typedef struct {
     size_t ice_url_count;
     size_t turn_url_count;
     const char *turn_ttl;
+    const char *tls_cert;
+    const char *tls_key;
 } signal_options_t;
 
 void zq_cmd_signal_help(FILE *out)
@@ -47,7 +51,7 @@ void zq_cmd_signal_help(FILE *out)
         "usage: zq signal [--listen ADDR] [--web DIR] [--allow-origin ORIGIN]...\n"
         "                 [--token-key-file FILE | --open] [--idle-timeout SECONDS]\n"
         "                 [--stun-url URL]... [--turn-secret FILE --turn-url URL...\n"
-        "                 [--turn-ttl SECONDS]]\n"
+        "                 [--turn-ttl SECONDS]] [--tls-cert FILE --tls-key FILE]\n"
         "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
         "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
@@ -66,7 +70,9 @@ void zq_cmd_signal_help(FILE *out)
         "It prints 'zq signal: listening on http://ADDR (WebSocket at /ws)' once it listens,\n"
         "logs each client's connect, join and leave to stderr, pings clients every third of\n"
         "the idle timeout, and runs until SIGINT or SIGTERM, when clients hear close 1001.\n"
-        "Plain ws:// and http:// only: put a TLS reverse proxy in front for wss://.\n"
+        "With --tls-cert and --tls-key it speaks TLS 1.2 on that port (https:// and wss://,\n"
+        "the line then says https://); without, plain http:// and ws://, for loopback, a\n"
+        "LAN you trust, or a TLS reverse proxy in front.\n"
         "\n"
         "On an address other than loopback (127.0.0.0/8, ::1) it starts only with a token key,\n"
         "or with --open: anyone who reaches the port could otherwise join any room.\n"
@@ -98,6 +104,10 @@ void zq_cmd_signal_help(FILE *out)
         "                         stun:HOST:3478, for their server-reflexive candidates\n"
         "                         (repeatable; with or without TURN; up to 4 URLs in all)\n"
         "  --turn-ttl SECONDS     how long those credentials work (default 86400)\n"
+        "  --tls-cert FILE        serve TLS with this PEM certificate chain: the server's\n"
+        "                         certificate first, then its intermediates (fullchain.pem)\n"
+        "  --tls-key FILE         the certificate's private key, PEM, unencrypted (PKCS#8,\n"
+        "                         RSA or EC)\n"
         "  --help                 show this help\n"
         "\n"
         "exit status: 0 stopped by a signal (or token printed), 1 the address is in use or\n"
@@ -154,6 +164,10 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
         return store_ice_url(o, strcmp(name, "--turn-url") == 0, value);
     } else if (strcmp(name, "--turn-ttl") == 0) {
         o->turn_ttl = value;
+    } else if (strcmp(name, "--tls-cert") == 0) {
+        o->tls_cert = value;
+    } else if (strcmp(name, "--tls-key") == 0) {
+        o->tls_key = value;
     } else {
         o->print_token = value;
     }
@@ -166,7 +180,7 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
                                              "--token-key-file", "--idle-timeout",
                                              "--print-token", "--token-ttl",
                                              "--turn-secret", "--turn-url", "--stun-url",
-                                             "--turn-ttl"};
+                                             "--turn-ttl", "--tls-cert", "--tls-key"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
@@ -288,6 +302,43 @@ static int configure_ice_servers(const signal_options_t *o, signal_settings_t *s
     return -1;
 }
 
+/* A PEM file of @p option into @p buf, NUL-ended, for --tls-cert and --tls-key. */
+static int read_pem(const char *option, const char *path, char *buf, size_t cap, size_t *len)
+{
+    zq_err_t err = zq_posix_read_file(path, (uint8_t *)buf, cap - 1, len);
+    if (err == ZQ_ERR_IO) {
+        return zq_cli_usage_error("signal", "cannot read %s '%s': %s", option, path,
+                                  strerror(errno));
+    }
+    if (err != ZQ_OK) {
+        return zq_cli_usage_error("signal", "%s '%s' is over %zu bytes", option, path, cap - 1);
+    }
+    buf[*len] = '\0';
+    return -1;
+}
+
+/* --tls-cert, --tls-key: the texts signal_run() parses (and says what is wrong with). */
+static int configure_tls(const signal_options_t *o, signal_settings_t *s)
+{
+    static char chain[TLS_CHAIN_MAX + 1];
+    static char key[TLS_KEY_MAX + 1];
+    if ((o->tls_cert == NULL) != (o->tls_key == NULL)) {
+        return zq_cli_usage_error("signal", "--tls-cert and --tls-key go together");
+    }
+    if (o->tls_cert == NULL) {
+        return -1;
+    }
+    int rc = read_pem("--tls-cert", o->tls_cert, chain, sizeof chain, &s->tls_chain_len);
+    if (rc < 0) {
+        rc = read_pem("--tls-key", o->tls_key, key, sizeof key, &s->tls_key_len);
+    }
+    if (rc < 0) {
+        s->tls_chain = chain;
+        s->tls_key = key;
+    }
+    return rc;
+}
+
 /* The server's settings from the options; returns -1 or an exit code. */
 static int configure(const signal_options_t *o, signal_settings_t *s)
 {
@@ -322,6 +373,7 @@ static int configure(const signal_options_t *o, signal_settings_t *s)
         s->token_key_len = key_len;
     }
     rc = configure_ice_servers(o, s);
+    rc = rc < 0 ? configure_tls(o, s) : rc;
     if (rc >= 0) {
         return rc;
     }

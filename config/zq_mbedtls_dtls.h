@@ -39,6 +39,8 @@
 #ifndef MBEDTLS_SSL_IN_CONTENT_LEN /* zq_mbedtls_tls.h's ZQ_TLS_FULL_RECORDS: 16 KiB */
 #define MBEDTLS_SSL_IN_CONTENT_LEN 1536
 #endif
+/* Also the largest handshake message a TLS server sends (mbedTLS fragments them only over
+ * DTLS): its Certificate message, so `zq signal --tls-cert` takes chains up to 1,270 bytes. */
 #define MBEDTLS_SSL_OUT_CONTENT_LEN 1280
 /* Out-of-order handshake messages kept for later: Chromium's 1,413-byte ClientHello in two
  * fragments, or a peer's whole second flight, fits. */

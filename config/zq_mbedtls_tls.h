@@ -19,7 +19,7 @@
 #ifndef ZQ_MBEDTLS_TLS_H
 #define ZQ_MBEDTLS_TLS_H
 
-#define ZQ_MBEDTLS_TLS_CLIENT 1
+#define ZQ_MBEDTLS_TLS 1
 
 #define MBEDTLS_RSA_C
 #define MBEDTLS_PKCS1_V15
@@ -29,7 +29,8 @@
 #define MBEDTLS_ECP_DP_SECP384R1_ENABLED
 #define MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED
 #define MBEDTLS_SSL_SERVER_NAME_INDICATION          /* RFC 6066 §3: virtual hosts need it */
-#define MBEDTLS_SSL_MAX_FRAGMENT_LENGTH             /* RFC 6066 §4: ask for 4 KiB records */
+#define MBEDTLS_SSL_MAX_FRAGMENT_LENGTH             /* RFC 6066 §4: ask for 1 KiB records */
+#define MBEDTLS_SSL_ALPN                            /* RFC 7301: the server says http/1.1 */
 #define MBEDTLS_X509_TRUSTED_CERTIFICATE_CALLBACK   /* CAs parsed one at a time from a bundle */
 /* A certificate's validity period (RFC 5280 §4.1.2.5) is checked against the wall clock, which
  * mbedTLS reads from libc here; a device needs its clock set (SNTP) before it can do the same. */

@@ -36,7 +36,7 @@ void node_relay_stream_reset(node_t *n)
     n->relay.tls_up = false;
     n->relay.stream_out_len = 0;
     turn_stream_reset(&n->relay.stream_in);
-    tls_client_free(&n->relay.tls);
+    tls_session_free(&n->relay.tls);
 }
 
 bool node_relay_stream_target(const node_t *n, zq_addr_t *server)
@@ -71,7 +71,7 @@ static void encrypt(node_t *n, uint64_t now)
 {
     while (over_tls(n) && n->relay.tls_up && n->relay.stream_out_len > 0) {
         size_t taken = 0;
-        zq_err_t err = tls_client_write(&n->relay.tls, n->relay.stream_out,
+        zq_err_t err = tls_session_write(&n->relay.tls, n->relay.stream_out,
                                         n->relay.stream_out_len, &taken);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             return; /* the port takes the ciphertext first */
@@ -124,7 +124,7 @@ void node_relay_stream_opened(node_t *n, uint64_t now)
         zq_addr_format_ip(&server, ip, sizeof ip);
         const char *why = "";
         if (tls_client_start(&n->relay.tls, n->cfg.turn_trust, ip) != ZQ_OK ||
-            tls_client_handshake(&n->relay.tls, &why) != ZQ_ERR_WOULD_BLOCK) {
+            tls_session_handshake(&n->relay.tls, &why) != ZQ_ERR_WOULD_BLOCK) {
             lost(n, now, "no TLS session");
         }
         return; /* the ClientHello waits in the output */
@@ -169,7 +169,7 @@ static bool frames_in(node_t *n, uint64_t now, const uint8_t *data, size_t len)
 static bool handshake(node_t *n, uint64_t now)
 {
     const char *why = "";
-    zq_err_t err = tls_client_handshake(&n->relay.tls, &why);
+    zq_err_t err = tls_session_handshake(&n->relay.tls, &why);
     if (err == ZQ_OK) {
         n->relay.tls_up = true;
         node_relay_stream_fill(n, now);
@@ -187,7 +187,7 @@ static void tls_in(node_t *n, uint64_t now, const uint8_t *data, size_t len)
 {
     zq_addr_t server;
     while (node_relay_stream_target(n, &server)) {
-        size_t took = tls_client_feed(&n->relay.tls, data, len);
+        size_t took = tls_session_feed(&n->relay.tls, data, len);
         data += took;
         len -= took;
         if (!n->relay.tls_up && !handshake(n, now)) {
@@ -197,7 +197,7 @@ static void tls_in(node_t *n, uint64_t now, const uint8_t *data, size_t len)
         size_t got;
         zq_err_t err;
         while (n->relay.tls_up &&
-               (err = tls_client_read(&n->relay.tls, plain, sizeof plain, &got)) == ZQ_OK) {
+               (err = tls_session_read(&n->relay.tls, plain, sizeof plain, &got)) == ZQ_OK) {
             if (!frames_in(n, now, plain, got)) {
                 return;
             }
@@ -229,7 +229,7 @@ void node_relay_stream_input(node_t *n, uint64_t now, const uint8_t *data, size_
 bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len)
 {
     if (over_tls(n)) {
-        return n->relay.stream_open && tls_client_output(&n->relay.tls, data, len);
+        return n->relay.stream_open && tls_session_output(&n->relay.tls, data, len);
     }
     if (n->relay.stream_out_len == 0) {
         return false;
@@ -242,7 +242,7 @@ bool node_relay_stream_output(const node_t *n, const uint8_t **data, size_t *len
 void node_relay_stream_sent(node_t *n, uint64_t now, size_t len)
 {
     if (over_tls(n)) {
-        tls_client_output_consumed(&n->relay.tls, len);
+        tls_session_output_consumed(&n->relay.tls, len);
         encrypt(n, now); /* room freed: what waited for it */
         return;
     }

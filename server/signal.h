@@ -26,10 +26,25 @@
 #include <stdint.h>
 
 #include "zq/addr.h"
+#include "zq/config.h"
 
 /** Connections still in HTTP (reading a request, or answering one) at a time. */
 #ifndef ZQ_SIGNAL_MAX_HTTP
 #define ZQ_SIGNAL_MAX_HTTP 32
+#endif
+
+/** TLS connections (--tls-cert) at a time, in handshake, HTTP or WebSocket: one for each slot of
+ *  either kind by default. Each is a tls_front_t (13 KiB: a session's two 4 KiB buffers and a
+ *  4 KiB one) of .bss, and mbedTLS's share of the arena (ZQ_SIGNAL_TLS_ARENA). */
+#ifndef ZQ_SIGNAL_MAX_TLS
+#define ZQ_SIGNAL_MAX_TLS (ZQ_SIG_MAX_CLIENTS + ZQ_SIGNAL_MAX_HTTP)
+#endif
+
+/** mbedTLS's arena for --tls-cert, every session's share and the identity: an open session holds
+ *  its 16 KiB input record and 1.3 KiB output one and ~2 KiB of state; a handshake adds its
+ *  peak (README, Security, has the figures). Exhausted, a new connection is refused. */
+#ifndef ZQ_SIGNAL_TLS_ARENA
+#define ZQ_SIGNAL_TLS_ARENA (ZQ_SIGNAL_MAX_TLS * 24 * 1024 + 64 * 1024)
 #endif
 
 typedef struct {
@@ -45,6 +60,10 @@ typedef struct {
     const char *const *ice_urls; /**< the STUN and TURN servers members get, borrowed */
     size_t ice_url_count;
     uint32_t turn_ttl_s;
+    const char *tls_chain; /**< --tls-cert's PEM text, NUL-ended; NULL: plain HTTP; borrowed */
+    size_t tls_chain_len;  /**< without the NUL */
+    const char *tls_key;   /**< --tls-key's PEM text, NUL-ended, borrowed */
+    size_t tls_key_len;
 } signal_settings_t;
 
 /** 127.0.0.1:8080, 45 s idle, any origin, no tokens, no static files. */

@@ -150,6 +150,10 @@ void signal_accept_all(signal_server_t *srv, uint64_t now)
         if (zq_port_tcp_accept(srv->listener, &fd, &peer) != ZQ_OK) {
             return;
         }
-        signal_http_accept(srv, fd, &peer, now);
+        if (srv->tls != NULL) {
+            signal_tls_accept(srv, fd, &peer, now);
+        } else {
+            signal_http_accept(srv, fd, &peer, now);
+        }
     }
 }

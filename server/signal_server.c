@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "server/signal_server.h"
+#include "stack/dtls/dtls.h"
 #include "zq/log.h"
 #include "zq/time.h"
 
@@ -41,6 +42,7 @@ void signal_server_init(signal_server_t *srv, zq_loop_t *loop, const zq_rand_t *
     for (size_t i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
         srv->ws[i].fd = -1;
     }
+    signal_tls_init(srv);
 }
 
 uint64_t signal_unix_now(void)
@@ -49,11 +51,12 @@ uint64_t signal_unix_now(void)
     return t > 0 ? (uint64_t)t : 0;
 }
 
-/* Every client and HTTP connection, a static file each, the listener, epoll and stdio must fit
- * the descriptor limit; raise the soft limit towards the hard one if they do not. */
+/* Every client and HTTP connection, a static file each, a TLS front's two sockets each, the
+ * listener, epoll and stdio must fit the descriptor limit; raise the soft limit towards the
+ * hard one if they do not. */
 void signal_ensure_fd_limit(void)
 {
-    rlim_t need = ZQ_SIG_MAX_CLIENTS + 2 * ZQ_SIGNAL_MAX_HTTP + 16;
+    rlim_t need = ZQ_SIG_MAX_CLIENTS + 2 * ZQ_SIGNAL_MAX_HTTP + 2 * ZQ_SIGNAL_MAX_TLS + 16;
     struct rlimit lim;
     if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < need) {
         lim.rlim_cur = lim.rlim_max < need ? lim.rlim_max : need;
@@ -97,6 +100,8 @@ void signal_on_epoll(void *ctx, int fd, uint64_t now)
             signal_accept_all(srv, now);
         } else if (kind == TAG_HTTP) {
             http_conn_ready(srv, index, ev[i].events, now);
+        } else if (kind == TAG_TLS_NET || kind == TAG_TLS_PLAIN) {
+            signal_tls_ready(srv, index, now);
         } else {
             wsc_ready(srv, index, ev[i].events, now);
         }
@@ -107,7 +112,7 @@ void signal_on_epoll(void *ctx, int fd, uint64_t now)
 static uint64_t server_next_timeout(void *obj)
 {
     const signal_server_t *srv = obj;
-    uint64_t t = srv->next_ping;
+    uint64_t t = signal_tls_next_deadline(srv, srv->next_ping);
     for (size_t i = 0; i < ZQ_SIGNAL_MAX_HTTP; i++) {
         if (srv->http[i].state != HTTP_FREE) {
             t = zq_time_min(t, srv->http[i].deadline);
@@ -145,6 +150,7 @@ static void ping_all(signal_server_t *srv, uint64_t now)
 
 static void expire(signal_server_t *srv, uint64_t now)
 {
+    signal_tls_expire(srv, now);
     for (size_t i = 0; i < ZQ_SIGNAL_MAX_HTTP; i++) {
         if (srv->http[i].state != HTTP_FREE && srv->http[i].deadline <= now) {
             http_conn_close(&srv->http[i]);
@@ -219,12 +225,14 @@ int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound)
     }
     char text[ZQ_ADDR_TEXT_MAX];
     (void)zq_addr_format(bound, text, sizeof text);
-    (void)printf("zq signal: listening on http://%s (WebSocket at /ws)\n", text);
+    (void)printf("zq signal: listening on %s://%s (WebSocket at /ws)\n",
+                 srv->tls != NULL ? "https" : "http", text);
     (void)fflush(stdout); /* a script reads the port from this line before connecting */
     zq_loop_stop_on_signals(loop);
     zq_err_t err = zq_loop_run(loop, ZQ_TIME_NEVER);
     zq_loop_stop_on_signals(NULL);
     signal_shutdown_all(srv);
+    signal_tls_shutdown_all(srv, zq_loop_now(loop));
     if (err != ZQ_OK) {
         return signal_fail("event loop: %s", zq_strerror(err));
     }
@@ -257,6 +265,29 @@ static void apply(signal_server_t *srv, const signal_settings_t *s)
     }
 }
 
+/* --tls-cert: mbedTLS's arena (every session's records and state come from it, and from
+ * nowhere else), then the identity. @return -1, or the exit status. */
+static int start_tls(signal_server_t *srv, const signal_settings_t *s, const zq_rand_t *rand)
+{
+    static uint8_t arena[ZQ_SIGNAL_TLS_ARENA];
+    static tls_server_config_t cfg;
+    if (s->tls_chain == NULL) {
+        return -1;
+    }
+    dtls_arena_init(arena, sizeof arena);
+    if (tls_server_config_init(&cfg, rand, s->tls_chain, s->tls_chain_len, s->tls_key,
+                               s->tls_key_len) != ZQ_OK) {
+        return signal_fail("--tls-cert/--tls-key: %s", cfg.why[0] != '\0' ? cfg.why
+                                                                          : "mbedTLS refused");
+    }
+    if (!tls_server_takes_full_records()) {
+        signal_say("warning: this build takes TLS records of %d bytes at most; browsers send "
+                   "16 KiB ones (build with ZQ_TLS_FULL_RECORDS)", MBEDTLS_SSL_IN_CONTENT_LEN);
+    }
+    srv->tls = &cfg;
+    return -1;
+}
+
 int signal_run(const signal_settings_t *s)
 {
     /* Static, 32.5 MiB with the defaults (see signal.h); a slot's pages are touched only once
@@ -270,7 +301,10 @@ int signal_run(const signal_settings_t *s)
     signal_server_init(&srv, &loop, &rand);
     apply(&srv, s);
     signal_ensure_fd_limit();
-    int rc = signal_open_listener(&srv, &s->listen, &bound);
+    int rc = start_tls(&srv, s, &rand);
+    if (rc < 0) {
+        rc = signal_open_listener(&srv, &s->listen, &bound);
+    }
     if (rc < 0) {
         rc = signal_serve(&srv, &loop, &bound);
     }

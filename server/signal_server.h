@@ -13,7 +13,8 @@
  *   signal_api.c          /api/topics and /api/queues
  *   signal_upgrade.c      an HTTP connection becoming a WebSocket client
  *   signal_ws.c           WebSocket clients: reading, writing, closing
- *   signal_bridge.c       WebSocket clients <-> the sans-IO room router (signal/router.h) */
+ *   signal_bridge.c       WebSocket clients <-> the sans-IO room router (signal/router.h)
+ *   signal_tls.c          --tls-cert: TLS in front of all of it, over a socket pair each */
 #ifndef ZQ_PORT_POSIX_SIGNAL_SERVER_H
 #define ZQ_PORT_POSIX_SIGNAL_SERVER_H
 
@@ -26,6 +27,7 @@
 #include "signal/http.h"
 #include "signal/router.h"
 #include "signal/ws.h"
+#include "stack/tls/tls_server.h"
 #include "server/signal.h"
 
 #if defined(__GNUC__)
@@ -81,6 +83,31 @@ typedef struct {
     ws_conn_t ws;
 } wsc_t;
 
+typedef enum { TLSF_FREE, TLSF_HANDSHAKE, TLSF_OPEN, TLSF_CLOSING } tls_front_state_t;
+
+/* A TLS connection (signal_tls.c): the client's socket, and once the handshake is done our end
+ * of the socket pair whose other end is an HTTP connection of the server's. CLOSING: our
+ * close_notify and FIN are out, the client's FIN is awaited (LINGER_MS at most). */
+typedef struct {
+    tls_front_state_t state;
+    int net;               /* the client's socket */
+    int plain;             /* our end of the pair, or -1 */
+    uint32_t net_events;   /* what epoll watches on each (0: not in the set) */
+    uint32_t plain_events;
+    bool net_eof;          /* the client's FIN (or a reset) */
+    bool net_dead;         /* a send to the client failed: nothing more goes out */
+    bool client_done;      /* its FIN or its close_notify: it sends no more */
+    bool plain_eof;        /* the server's end of the pair is closed or shut down */
+    bool plain_shut;       /* our FIN on the pair: the server has read the client's end */
+    bool notified;         /* our close_notify is queued */
+    bool net_shut;         /* our FIN to the client */
+    uint64_t deadline;     /* HANDSHAKE: the handshake's; CLOSING: the linger's */
+    zq_addr_t peer;
+    tls_session_t tls;
+    uint8_t up[TLS_IO_BUF]; /* the client's plaintext the pair has not taken yet */
+    size_t up_off, up_len;
+} tls_front_t;
+
 typedef struct {
     zq_loop_t *loop;
     int epfd;
@@ -96,12 +123,14 @@ typedef struct {
     sig_router_t router;
     http_conn_t http[ZQ_SIGNAL_MAX_HTTP];
     wsc_t ws[ZQ_SIG_MAX_CLIENTS];
+    const tls_server_config_t *tls; /* --tls-cert: every connection is TLS; NULL: none is */
+    tls_front_t tls_front[ZQ_SIGNAL_MAX_TLS];
 } signal_server_t;
 
 /* ---- The server (signal_server.c) ------------------------------------------------------------ */
 
 /* epoll tags: what a ready fd is, and its index. */
-enum { TAG_LISTENER = 1, TAG_HTTP = 2, TAG_WS = 3 };
+enum { TAG_LISTENER = 1, TAG_HTTP = 2, TAG_WS = 3, TAG_TLS_NET = 4, TAG_TLS_PLAIN = 5 };
 
 static inline uint64_t signal_ep_tag(uint32_t kind, size_t index)
 {
@@ -200,5 +229,21 @@ void wsc_attach(signal_server_t *srv, wsc_t *s, const char *token, uint64_t now)
 void wsc_leave(signal_server_t *srv, wsc_t *s, const char *why);
 /* A whole message from @p s, for the router. */
 void wsc_on_message(signal_server_t *srv, wsc_t *s, uint64_t now, const ws_event_t *ev);
+
+/* ---- TLS in front (signal_tls.c) ------------------------------------------------------------- */
+
+void signal_tls_init(signal_server_t *srv);
+/* A connection the listener gave when the server speaks TLS: a front that handshakes, then
+ * hands the server a plain connection through signal_http_accept(). With every front taken,
+ * or the arena full, the connection is closed (said on stderr). */
+void signal_tls_accept(signal_server_t *srv, zq_socket_t fd, const zq_addr_t *peer,
+                       uint64_t now);
+/* Either socket of front @p index is ready: moves what can move. */
+void signal_tls_ready(signal_server_t *srv, size_t index, uint64_t now);
+/* The earlier of @p t and every front's handshake or linger deadline. */
+uint64_t signal_tls_next_deadline(const signal_server_t *srv, uint64_t t);
+void signal_tls_expire(signal_server_t *srv, uint64_t now);
+/* After signal_shutdown_all(): what the server wrote last goes out, then close_notify. */
+void signal_tls_shutdown_all(signal_server_t *srv, uint64_t now);
 
 #endif /* ZQ_PORT_POSIX_SIGNAL_SERVER_H */

@@ -926,7 +926,7 @@
  *  Needs ZQ_NODE_TURN (at 0 it does nothing).
  *  Unit: a switch, 0 or 1.
  *  RAM: at 1, per node the stream's buffers (3 frames of ZQ_UDP_MAX_DATAGRAM + 64) and a TLS
- *  session (tls_client_t, ~8.5 KiB, and mbedTLS's from the arena while it is open).
+ *  session (tls_session_t, ~8.5 KiB, and mbedTLS's from the arena while it is open).
  *  menuconfig: Features, "TURN over TCP and TLS (not yet carried by the ESP32 port)", bool, default n. */
 #ifndef ZQ_NODE_TURN_STREAM
 #define ZQ_NODE_TURN_STREAM ZQ_NODE_TURN

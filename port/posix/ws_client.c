@@ -128,7 +128,7 @@ zq_err_t zq_ws_client_open(zq_ws_client_t *c, zq_loop_t *loop, const zq_ws_url_t
             (void)snprintf(c->why, sizeof c->why, "%s", c->tls.why);
             *why = c->why;
         }
-        tls_client_free(&c->tls);
+        tls_session_free(&c->tls);
         zq_port_tcp_close(c->sock);
         c->sock = ZQ_SOCKET_INVALID;
         return err;

@@ -84,7 +84,7 @@ typedef struct zq_ws_client {
     zq_ws_client_state_t state;
     zq_socket_t sock;
     zq_ws_link_t link;                /* sock, and tls for wss:// */
-    tls_client_t tls;
+    tls_session_t tls;
     zq_loop_t *loop;                  /* borrowed */
     zq_ws_client_callbacks_t cb;
     void *ctx;                        /* borrowed */

@@ -6,13 +6,13 @@ zq_err_t zq_ws_link_flush(zq_ws_link_t *l)
 {
     const uint8_t *out;
     size_t n;
-    while (l->tls != NULL && tls_client_output(l->tls, &out, &n)) {
+    while (l->tls != NULL && tls_session_output(l->tls, &out, &n)) {
         size_t sent = 0;
         zq_err_t err = zq_port_tcp_send(l->sock, out, n, &sent);
         if (err != ZQ_OK) {
             return err;
         }
-        tls_client_output_consumed(l->tls, sent);
+        tls_session_output_consumed(l->tls, sent);
     }
     return ZQ_OK;
 }
@@ -21,12 +21,12 @@ bool zq_ws_link_pending_output(const zq_ws_link_t *l)
 {
     const uint8_t *out;
     size_t n;
-    return l->tls != NULL && tls_client_output(l->tls, &out, &n);
+    return l->tls != NULL && tls_session_output(l->tls, &out, &n);
 }
 
 static bool pending_input(const zq_ws_link_t *l)
 {
-    return l->tls != NULL && tls_client_has_plaintext(l->tls);
+    return l->tls != NULL && tls_session_has_plaintext(l->tls);
 }
 
 /* Ciphertext from the socket into TLS, no more than TLS has room for (what the socket keeps
@@ -34,15 +34,15 @@ static bool pending_input(const zq_ws_link_t *l)
  * ZQ_ERR_WOULD_BLOCK, or the socket's end (ZQ_ERR_CLOSED) or error. */
 static zq_err_t feed_from_socket(zq_ws_link_t *l)
 {
-    uint8_t buf[TLS_CLIENT_IO_BUF];
-    size_t room = tls_client_input_room(l->tls);
+    uint8_t buf[TLS_IO_BUF];
+    size_t room = tls_session_input_room(l->tls);
     if (room == 0) {
         return ZQ_OK; /* TLS has unread input: let it take that first */
     }
     size_t got = 0;
     zq_err_t err = zq_port_tcp_recv(l->sock, buf, room < sizeof buf ? room : sizeof buf, &got);
     if (err == ZQ_OK) {
-        (void)tls_client_feed(l->tls, buf, got); /* all of it: got <= room */
+        (void)tls_session_feed(l->tls, buf, got); /* all of it: got <= room */
     }
     return err;
 }
@@ -63,7 +63,7 @@ zq_err_t zq_ws_link_tls_handshake(zq_ws_link_t *l, tls_client_config_t *cfg, con
         return ZQ_ERR_CRYPTO;
     }
     for (;;) {
-        zq_err_t err = tls_client_handshake(l->tls, why);
+        zq_err_t err = tls_session_handshake(l->tls, why);
         bool out = zq_ws_link_pending_output(l);
         if (out || err == ZQ_OK) {
             zq_err_t w = zq_port_tcp_wait(l->sock, true, deadline);
@@ -107,7 +107,7 @@ zq_err_t zq_ws_link_send(zq_ws_link_t *l, const uint8_t *data, size_t len, size_
     }
     while (*sent < len) {
         size_t taken = 0;
-        err = tls_client_write(l->tls, data + *sent, len - *sent, &taken);
+        err = tls_session_write(l->tls, data + *sent, len - *sent, &taken);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             break;
         }
@@ -130,7 +130,7 @@ zq_err_t zq_ws_link_recv(zq_ws_link_t *l, uint8_t *buf, size_t cap, size_t *got)
         return zq_port_tcp_recv(l->sock, buf, cap, got); /* ZQ_ERR_CLOSED at its end */
     }
     for (;;) {
-        zq_err_t err = tls_client_read(l->tls, buf, cap, got);
+        zq_err_t err = tls_session_read(l->tls, buf, cap, got);
         if (err != ZQ_ERR_WOULD_BLOCK) {
             return err == ZQ_ERR_CRYPTO ? ZQ_ERR_IO : err;
         }
@@ -147,7 +147,7 @@ void zq_ws_link_end_tls(zq_ws_link_t *l)
     if (l->tls == NULL) {
         return;
     }
-    tls_client_close_notify(l->tls);
+    tls_session_close_notify(l->tls);
     (void)zq_ws_link_flush(l);
-    tls_client_free(l->tls);
+    tls_session_free(l->tls);
 }

@@ -19,7 +19,7 @@
 
 typedef struct {
     zq_socket_t sock;
-    tls_client_t *tls; /**< NULL: plain ws:// */
+    tls_session_t *tls; /**< NULL: plain ws:// */
 } zq_ws_link_t;
 
 /**

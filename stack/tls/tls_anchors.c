@@ -5,7 +5,7 @@
 
 #include "mbedtls/build_info.h"
 
-#if defined(ZQ_MBEDTLS_TLS_CLIENT)
+#if defined(ZQ_MBEDTLS_TLS)
 
 #include <stdio.h>
 #include <string.h>
@@ -128,4 +128,4 @@ void tls_explain_verify(uint32_t flags, bool pin_failed, char *out, size_t cap)
                    (unsigned)flags);
 }
 
-#endif /* ZQ_MBEDTLS_TLS_CLIENT */
+#endif /* ZQ_MBEDTLS_TLS */

@@ -1,4 +1,4 @@
-/* What tls_client.c and tls_anchors.c share; not part of the API. */
+/* What the files of stack/tls share; not part of the API. */
 #ifndef ZQ_TLS_INTERNAL_H
 #define ZQ_TLS_INTERNAL_H
 
@@ -6,7 +6,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mbedtls/ssl.h"
 #include "mbedtls/x509_crt.h"
+#include "stack/tls/tls_session.h"
+#include "zq/err.h"
+#include "zq/rand.h"
+
+/** mbedtls_ssl_config_defaults() for a stream in @p endpoint's role (MBEDTLS_SSL_IS_CLIENT or
+ *  _SERVER), then what both roles share: TLS 1.2 only, ECDHE with AEAD suites, P-256 and
+ *  P-384, @p rand's randomness. @return ZQ_OK, or ZQ_ERR_CRYPTO with @p conf freed. */
+zq_err_t tls_conf_init(mbedtls_ssl_config *conf, int endpoint, const zq_rand_t *rand);
+
+/** Sets @p t up with @p conf (which must outlive it) over its two buffers, ready to handshake.
+ *  @return ZQ_OK; ZQ_ERR_CRYPTO when the arena cannot hold the session. */
+zq_err_t tls_session_setup(tls_session_t *t, const mbedtls_ssl_config *conf);
 
 /** True if @p bundle holds at least one PEM certificate block. */
 bool tls_anchors_any(const char *bundle, size_t len);

@@ -4,10 +4,14 @@
  * Byte 0 even: the rest is split into an issuer name (its first byte gives the length) and a
  * bundle; the anchor search must walk the bundle to its end and return only certificates
  * whose subject is that issuer, and leave the arena as it found it once they are freed.
- * Byte 0 odd: a session to "localhost" sends its ClientHello, then the rest arrives as the
- * server's bytes in pieces (byte 1 gives their size); the handshake must never succeed (no
- * input can forge a chain to the bundle's root) and the session, freed, must give back every
- * byte of the arena. */
+ * Byte 0 odd, bit 1 clear: a session to "localhost" sends its ClientHello, then the rest
+ * arrives as the server's bytes in pieces (byte 1 gives their size); the handshake must never
+ * succeed (no input can forge a chain to the bundle's root) and the session, freed, must give
+ * back every byte of the arena.
+ * Byte 0 odd, bit 1 set: the rest arrives as a client's bytes at a server session (stack/tls's
+ * tls_server.c, what `zq signal --tls-cert` runs), in pieces likewise; whatever it answers,
+ * the session, freed, gives back every byte. The handshake cannot finish (no input knows the
+ * ECDHE secret to forge the client's Finished), and a session never open reads nothing. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 #include "stack/dtls/dtls.h"
 #include "stack/tls/tls_client.h"
 #include "stack/tls/tls_internal.h"
+#include "stack/tls/tls_server.h"
 #include "fuzz_trust.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -25,8 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static uint8_t arena[256 * 1024];
 static uint32_t rand_state;
 static tls_client_config_t trust;
-static tls_client_t session;
+static tls_session_t session;
 static char bundle[64 * 1024];
+static tls_server_config_t server;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -35,6 +41,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     static zq_rand_t rand;
     rand = (zq_rand_t){fuzz_counter_rand, &rand_state};
     fuzz_trust_init(arena, sizeof arena, &trust, &rand);
+    check(tls_server_config_init(&server, &rand, fuzz_server_cert, sizeof fuzz_server_cert - 1,
+                                 fuzz_server_key, sizeof fuzz_server_key - 1) == ZQ_OK);
     return 0;
 }
 
@@ -70,24 +78,50 @@ static void fuzz_session(const uint8_t *data, size_t size)
     size_t before = fuzz_arena_in_use();
     check(tls_client_start(&session, &trust, "localhost") == ZQ_OK);
     const char *why;
-    check(tls_client_handshake(&session, &why) == ZQ_ERR_WOULD_BLOCK);
+    check(tls_session_handshake(&session, &why) == ZQ_ERR_WOULD_BLOCK);
     const uint8_t *out;
     size_t n;
-    check(tls_client_output(&session, &out, &n)); /* the ClientHello */
-    tls_client_output_consumed(&session, n);
+    check(tls_session_output(&session, &out, &n)); /* the ClientHello */
+    tls_session_output_consumed(&session, n);
     size_t piece = size > 0 ? (size_t)data[0] + 1 : 1;
     size_t at = size > 0 ? 1 : 0;
     zq_err_t err = ZQ_ERR_WOULD_BLOCK;
     while (at < size && err == ZQ_ERR_WOULD_BLOCK) {
         size_t take = piece < size - at ? piece : size - at;
-        at += tls_client_feed(&session, data + at, take);
-        err = tls_client_handshake(&session, &why);
-        if (tls_client_output(&session, &out, &n)) {
-            tls_client_output_consumed(&session, n);
+        at += tls_session_feed(&session, data + at, take);
+        err = tls_session_handshake(&session, &why);
+        if (tls_session_output(&session, &out, &n)) {
+            tls_session_output_consumed(&session, n);
         }
     }
     check(err != ZQ_OK);
-    tls_client_free(&session);
+    tls_session_free(&session);
+    check(fuzz_arena_in_use() == before);
+}
+
+static void fuzz_server_session(const uint8_t *data, size_t size)
+{
+    size_t before = fuzz_arena_in_use();
+    check(tls_server_start(&session, &server) == ZQ_OK);
+    size_t piece = size > 0 ? (size_t)data[0] + 1 : 1;
+    size_t at = size > 0 ? 1 : 0;
+    const char *why;
+    const uint8_t *out;
+    size_t n;
+    zq_err_t err = ZQ_ERR_WOULD_BLOCK;
+    while (at < size && err == ZQ_ERR_WOULD_BLOCK) {
+        size_t take = piece < size - at ? piece : size - at;
+        at += tls_session_feed(&session, data + at, take);
+        err = tls_session_handshake(&session, &why);
+        if (tls_session_output(&session, &out, &n)) {
+            tls_session_output_consumed(&session, n);
+        }
+    }
+    check(err != ZQ_OK);
+    uint8_t plain[64];
+    size_t got;
+    check(tls_session_read(&session, plain, sizeof plain, &got) != ZQ_OK && got == 0);
+    tls_session_free(&session);
     check(fuzz_arena_in_use() == before);
 }
 
@@ -98,8 +132,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if ((data[0] & 1) == 0) {
         fuzz_anchors(data + 1, size - 1);
-    } else {
+    } else if ((data[0] & 2) == 0) {
         fuzz_session(data + 1, size - 1);
+    } else {
+        fuzz_server_session(data + 1, size - 1);
     }
     return 0;
 }

@@ -1,5 +1,5 @@
 /* The TLS client's input side as port/ws/ws_link.c uses it (stack/tls/tls_client.h): a read
- * from the socket of tls_client_input_room() bytes is taken whole. The handshakes themselves
+ * from the socket of tls_session_input_room() bytes is taken whole. The handshakes themselves
  * run against nginx (tests/interop/wss/run.sh) and fuzz_tls. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,19 +11,19 @@
 
 #include "stack/tls/tls_client.h"
 
-static tls_client_t t; /* zeroed: no session, its buffers empty */
+static tls_session_t t; /* zeroed: no session, its buffers empty */
 
 static void what_input_room_promises_feed_takes_whole(void **state)
 {
     (void)state;
-    static uint8_t junk[TLS_CLIENT_IO_BUF];
-    assert_int_equal(tls_client_input_room(&t), TLS_CLIENT_IO_BUF);
-    assert_int_equal(tls_client_feed(&t, junk, 3000), 3000);
-    size_t room = tls_client_input_room(&t);
-    assert_int_equal(room, TLS_CLIENT_IO_BUF - 3000);
-    assert_int_equal(tls_client_feed(&t, junk, room), room);
-    assert_int_equal(tls_client_input_room(&t), 0);
-    assert_int_equal(tls_client_feed(&t, junk, 1), 0); /* full: nothing taken, nothing lost */
+    static uint8_t junk[TLS_IO_BUF];
+    assert_int_equal(tls_session_input_room(&t), TLS_IO_BUF);
+    assert_int_equal(tls_session_feed(&t, junk, 3000), 3000);
+    size_t room = tls_session_input_room(&t);
+    assert_int_equal(room, TLS_IO_BUF - 3000);
+    assert_int_equal(tls_session_feed(&t, junk, room), room);
+    assert_int_equal(tls_session_input_room(&t), 0);
+    assert_int_equal(tls_session_feed(&t, junk, 1), 0); /* full: nothing taken, nothing lost */
 }
 
 int main(void)

@@ -1,0 +1,161 @@
+#!/bin/sh
+# `zq signal --tls-cert --tls-key` serving https:// and wss:// itself (server/signal_tls.c),
+# in a network namespace of its own; every certificate is made here by OpenSSL.
+#
+#   zq_signal.sh ZQ
+#
+# Checked:
+#   - zq req and zq rep meet over wss:// (zq's client, 1 KiB records), with an RSA-2048 leaf
+#     of an RSA-4096 root (ECDHE-RSA) and a P-256 leaf of a P-384 root (ECDHE-ECDSA), each
+#     served alone;
+#   - Python's OpenSSL client (python3-websockets) sends a 16,000-byte record, as browsers may:
+#     built with ZQ_TLS_FULL_RECORDS the session takes it and passes a 7,000-byte offer through
+#     the room; without, the record is refused with a logged reason (the server said so at start);
+#   - https:// for files and /api with curl (OpenSSL), and the certificate chain it verifies;
+#   - a client that speaks plain HTTP to the TLS port is refused (logged) and the server goes on;
+#   - a key that is not the certificate's, no key, or a chain whose Certificate message exceeds
+#     one 1,280-byte record: zq signal says why and does not start;
+#   - on the wire (tshark): ALPN http/1.1 chosen, 1 KiB records granted to zq's client, client
+#     a client record over 16,000 bytes from OpenSSL's, and no signalling text in the clear.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+zq=$1
+. "$here/../../support/echo_env.sh"
+echo_env_netns WSS_SIGNAL "$0" "$@"
+out=$(mktemp -d)
+status=0
+pids=
+trap 'stop $pids; [ "$status" -ne 0 ] && echo_env_dump_logs; rm -rf "$out"; exit "$status"' EXIT
+trap 'status=1; exit' INT TERM
+
+check() { # description, then the command; its stdout and stderr go to $out/check.*
+    what=$1
+    shift
+    if "$@" >"$out/check.out" 2>"$out/check.err"; then
+        echo "ok: $what"
+    else
+        echo "FAIL: $what" >&2
+        cat "$out/check.out" "$out/check.err" >&2
+        status=1
+    fi
+}
+
+# ---- Certificates --------------------------------------------------------------------------
+certs="$out/certs"
+mkdir -p "$certs"
+cd "$certs" || exit 1
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >leaf.cnf
+openssl req -x509 -newkey rsa:4096 -nodes -keyout rsa-ca.key -out rsa-ca.pem -days 30 \
+    -subj "/CN=zq test RSA root" 2>/dev/null &&
+openssl req -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.csr -subj "/CN=localhost" \
+    2>/dev/null &&
+openssl x509 -req -in rsa.csr -CA rsa-ca.pem -CAkey rsa-ca.key -CAcreateserial -out rsa.pem \
+    -days 30 -extfile leaf.cnf 2>/dev/null &&
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-384 -nodes -keyout ec-ca.key \
+    -out ec-ca.pem -days 30 -subj "/CN=zq test P-384 root" 2>/dev/null &&
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ec.key -out ec.csr \
+    -subj "/CN=localhost" 2>/dev/null &&
+openssl x509 -req -sha384 -in ec.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreateserial \
+    -out ec.pem -days 30 -extfile leaf.cnf 2>/dev/null ||
+    { echo "FAIL: openssl could not make the test certificates" >&2; status=1; exit; }
+cat rsa.pem rsa-ca.pem >rsa-chain.pem # a leaf and its issuer: 2.5 KiB, over one 1,280-byte record
+cd "$out" || exit 1
+mkdir -p web
+echo "hello over https" >web/index.html
+
+# ---- Two servers: RSA on 8443, ECDSA on 8444 -----------------------------------------------
+dumpcap -q -i lo -f "tcp port 8443" -w "$out/tls.pcapng" >"$out/dumpcap.err" 2>&1 &
+cap_pid=$!
+for _ in $(seq 50); do
+    [ -s "$out/tls.pcapng" ] && break
+    sleep 0.1
+done
+"$zq" signal --listen 127.0.0.1:8443 --web "$out/web" --tls-cert "$certs/rsa.pem" \
+    --tls-key "$certs/rsa.key" >"$out/signal-rsa.out" 2>"$out/signal-rsa.err" &
+pids="$pids $!"
+"$zq" signal --listen 127.0.0.1:8444 --tls-cert "$certs/ec.pem" --tls-key "$certs/ec.key" \
+    >"$out/signal-ec.out" 2>"$out/signal-ec.err" &
+pids="$pids $!"
+check "zq signal says https:// once it listens (RSA)" \
+    wait_for "$out/signal-rsa.out" "listening on https://127.0.0.1:8443"
+check "zq signal says https:// once it listens (ECDSA)" \
+    wait_for "$out/signal-ec.out" "listening on https://127.0.0.1:8444"
+
+# A request through wss URL $1 with CA bundle $2 is answered.
+answered() {
+    room=r$$_$(date +%s%N)
+    SSL_CERT_FILE=$2 "$zq" rep echo --exec cat --signal "$1" --room "$room" \
+        >"$out/rep.out" 2>"$out/rep.err" &
+    rep=$!
+    got=$(SSL_CERT_FILE=$2 timeout 20 "$zq" req echo "over tls" --signal "$1" --room "$room" \
+        2>"$out/req.err")
+    rc=$?
+    stop "$rep"
+    [ "$rc" -eq 0 ] && [ "$got" = "over tls" ] || { cat "$out/req.err" "$out/rep.err"; return 1; }
+}
+check "zq req and zq rep over wss:// to zq signal, RSA-2048 leaf under an RSA-4096 root" \
+    answered wss://localhost:8443/ws "$certs/rsa-ca.pem"
+check "the same with a P-256 leaf under a P-384 root (ECDHE-ECDSA)" \
+    answered wss://localhost:8444/ws "$certs/ec-ca.pem"
+# A build without ZQ_TLS_FULL_RECORDS says so at start, and refuses the record with a reason.
+if grep -q "browsers send 16 KiB" "$out/signal-rsa.err"; then
+    check "OpenSSL's client (Python): a 16,000-byte record, over this build's 1,536, refused" \
+        sh -c "! /usr/bin/python3 '$here/big_frames.py' wss://localhost:8443/ws '$certs/rsa-ca.pem' 7000"
+    check "the record's refusal is logged with its reason" \
+        wait_for "$out/signal-rsa.err" "TLS record refused"
+else
+    check "OpenSSL's client (Python): a 16,000-byte record taken, then a 7,000-byte offer passed" \
+        /usr/bin/python3 "$here/big_frames.py" wss://localhost:8443/ws "$certs/rsa-ca.pem" 7000
+fi
+check "https:// serves --web's files (curl, the chain verified against the root)" \
+    sh -c "curl -sS --cacert '$certs/rsa-ca.pem' https://localhost:8443/ | grep -q 'hello over https'"
+check "https:// serves /api/topics" \
+    sh -c "curl -sS --cacert '$certs/rsa-ca.pem' https://localhost:8443/api/topics | grep -q '^\['"
+check "plain HTTP to the TLS port: refused" \
+    sh -c "! curl -sS -m 5 http://localhost:8443/ >/dev/null 2>&1"
+check "the plain request's refusal is logged with its reason" \
+    wait_for "$out/signal-rsa.err" "TLS handshake failed"
+check "and the server goes on serving" \
+    sh -c "curl -sS --cacert '$certs/rsa-ca.pem' https://localhost:8443/ | grep -q 'hello over https'"
+
+# ---- Refused at start ----------------------------------------------------------------------
+refuses_to_start() { # reason, then the options
+    why=$1
+    shift
+    timeout 10 "$zq" signal --listen 127.0.0.1:0 "$@" >"$out/bad.out" 2>"$out/bad.err"
+    rc=$?
+    [ "$rc" -ne 0 ] && ! grep -q listening "$out/bad.out" && grep -q "$why" "$out/bad.err" ||
+        { cat "$out/bad.err"; return 1; }
+}
+check "a key that is not the certificate's: zq signal does not start, and says so" \
+    refuses_to_start "the key is not the first certificate's" \
+    --tls-cert "$certs/rsa.pem" --tls-key "$certs/ec.key"
+check "a chain whose Certificate message is over one record: refused at start, with the size" \
+    refuses_to_start "Certificate message" --tls-cert "$certs/rsa-chain.pem" \
+    --tls-key "$certs/rsa.key"
+check "a certificate without its key: a usage error" \
+    refuses_to_start "go together" --tls-cert "$certs/rsa.pem"
+check "a key file for a certificate file: refused with the reason" \
+    refuses_to_start "holds no certificate" --tls-cert "$certs/rsa.key" --tls-key "$certs/rsa.key"
+
+# ---- The wire ------------------------------------------------------------------------------
+stop "$cap_pid"
+alpn=$(tshark -r "$out/tls.pcapng" -Y "tls.handshake.type == 2" -T fields \
+    -e tls.handshake.extensions_alpn_str 2>/dev/null | sort -u | tr '\n' ' ')
+mfl=$(tshark -r "$out/tls.pcapng" -Y "tls.handshake.type == 2" -T fields \
+    -e tls.handshake.max_fragment_length 2>/dev/null | sort -u | tr '\n' ' ')
+biggest=$(tshark -r "$out/tls.pcapng" -Y "tcp.dstport == 8443 && tls.record.content_type == 23" \
+    -T fields -e tls.record.length 2>/dev/null | tr ',' '\n' | sort -n | tail -n 1)
+clear=$(tshark -r "$out/tls.pcapng" -Y 'tcp.payload contains "topicId"' 2>/dev/null | wc -l)
+versions=$(tshark -r "$out/tls.pcapng" -Y "tls.handshake.type == 2" -T fields \
+    -e tls.handshake.version 2>/dev/null | sort -u | tr '\n' ' ')
+check "wire: every ServerHello is TLS 1.2 ('$versions')" test "$versions" = "0x0303 "
+check "wire: ALPN http/1.1 where the client asked ('$alpn')" \
+    sh -c "echo '$alpn' | grep -q 'http/1.1'"
+check "wire: 1 KiB records granted to zq's client ('$mfl', 2 = 2^10)" \
+    sh -c "echo '$mfl' | grep -q 2"
+check "wire: the largest client record is $biggest bytes (over 16,000: a full record)" \
+    test "${biggest:-0}" -gt 16000
+check "wire: no signalling text in the clear ($clear packets)" test "$clear" -eq 0
+
+[ "$status" -eq 0 ] && echo "ok: zq signal serves https:// and wss:// itself"
