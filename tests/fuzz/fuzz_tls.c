@@ -73,6 +73,27 @@ static void fuzz_anchors(const uint8_t *data, size_t size)
     check(fuzz_arena_in_use() == before);
 }
 
+/* The peer's bytes into the session in pieces of data[0] + 1, the handshake advanced after each
+ * and its output dropped. @return the handshake's last result. */
+static zq_err_t handshake_with(const uint8_t *data, size_t size)
+{
+    size_t piece = size > 0 ? (size_t)data[0] + 1 : 1;
+    size_t at = size > 0 ? 1 : 0;
+    const char *why;
+    const uint8_t *out;
+    size_t n;
+    zq_err_t err = ZQ_ERR_WOULD_BLOCK;
+    while (at < size && err == ZQ_ERR_WOULD_BLOCK) {
+        size_t take = piece < size - at ? piece : size - at;
+        at += tls_session_feed(&session, data + at, take);
+        err = tls_session_handshake(&session, &why);
+        if (tls_session_output(&session, &out, &n)) {
+            tls_session_output_consumed(&session, n);
+        }
+    }
+    return err;
+}
+
 static void fuzz_session(const uint8_t *data, size_t size)
 {
     size_t before = fuzz_arena_in_use();
@@ -83,18 +104,7 @@ static void fuzz_session(const uint8_t *data, size_t size)
     size_t n;
     check(tls_session_output(&session, &out, &n)); /* the ClientHello */
     tls_session_output_consumed(&session, n);
-    size_t piece = size > 0 ? (size_t)data[0] + 1 : 1;
-    size_t at = size > 0 ? 1 : 0;
-    zq_err_t err = ZQ_ERR_WOULD_BLOCK;
-    while (at < size && err == ZQ_ERR_WOULD_BLOCK) {
-        size_t take = piece < size - at ? piece : size - at;
-        at += tls_session_feed(&session, data + at, take);
-        err = tls_session_handshake(&session, &why);
-        if (tls_session_output(&session, &out, &n)) {
-            tls_session_output_consumed(&session, n);
-        }
-    }
-    check(err != ZQ_OK);
+    check(handshake_with(data, size) != ZQ_OK);
     tls_session_free(&session);
     check(fuzz_arena_in_use() == before);
 }
@@ -103,21 +113,7 @@ static void fuzz_server_session(const uint8_t *data, size_t size)
 {
     size_t before = fuzz_arena_in_use();
     check(tls_server_start(&session, &server) == ZQ_OK);
-    size_t piece = size > 0 ? (size_t)data[0] + 1 : 1;
-    size_t at = size > 0 ? 1 : 0;
-    const char *why;
-    const uint8_t *out;
-    size_t n;
-    zq_err_t err = ZQ_ERR_WOULD_BLOCK;
-    while (at < size && err == ZQ_ERR_WOULD_BLOCK) {
-        size_t take = piece < size - at ? piece : size - at;
-        at += tls_session_feed(&session, data + at, take);
-        err = tls_session_handshake(&session, &why);
-        if (tls_session_output(&session, &out, &n)) {
-            tls_session_output_consumed(&session, n);
-        }
-    }
-    check(err != ZQ_OK);
+    check(handshake_with(data, size) != ZQ_OK);
     uint8_t plain[64];
     size_t got;
     check(tls_session_read(&session, plain, sizeof plain, &got) != ZQ_OK && got == 0);

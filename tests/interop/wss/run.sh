@@ -21,6 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 zq=$1
 probe=$2
 . "$here/../../support/echo_env.sh"
+. "$here/checks.sh"
 echo_env_netns WSS "$0" "$@"
 echo_env_start "$zq" "zq's wss:// client through nginx"
 
@@ -90,31 +91,6 @@ for _ in $(seq 50); do
     sleep 0.1
 done
 sleep 0.5 # nginx binding its ports
-
-check() { # description, then the command; its stdout and stderr go to $out/check.*
-    what=$1
-    shift
-    if "$@" >"$out/check.out" 2>"$out/check.err"; then
-        echo "ok: $what"
-    else
-        echo "FAIL: $what" >&2
-        cat "$out/check.out" "$out/check.err" >&2
-        status=1
-    fi
-}
-
-# A request through wss URL $1 with CA bundle $2 (and ZQ_TLS_PIN=$3 if given) is answered.
-answered() {
-    room=r$$_$(date +%s%N)
-    ZQ_TLS_PIN=${3:-} SSL_CERT_FILE=$2 "$zq" rep echo --exec cat --signal "$1" --room "$room" \
-        >"$out/rep.out" 2>"$out/rep.err" &
-    rep=$!
-    got=$(ZQ_TLS_PIN=${3:-} SSL_CERT_FILE=$2 timeout 20 "$zq" req echo "over tls" \
-        --signal "$1" --room "$room" 2>"$out/req.err")
-    rc=$?
-    stop "$rep"
-    [ "$rc" -eq 0 ] && [ "$got" = "over tls" ] || { cat "$out/req.err" "$out/rep.err"; return 1; }
-}
 
 # A request through wss URL $1 with bundle $2 (pin $4) fails at once, naming reason $3.
 refused() {

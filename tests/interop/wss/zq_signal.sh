@@ -21,24 +21,13 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 zq=$1
 . "$here/../../support/echo_env.sh"
+. "$here/checks.sh"
 echo_env_netns WSS_SIGNAL "$0" "$@"
 out=$(mktemp -d)
 status=0
 pids=
 trap 'stop $pids; [ "$status" -ne 0 ] && echo_env_dump_logs; rm -rf "$out"; exit "$status"' EXIT
 trap 'status=1; exit' INT TERM
-
-check() { # description, then the command; its stdout and stderr go to $out/check.*
-    what=$1
-    shift
-    if "$@" >"$out/check.out" 2>"$out/check.err"; then
-        echo "ok: $what"
-    else
-        echo "FAIL: $what" >&2
-        cat "$out/check.out" "$out/check.err" >&2
-        status=1
-    fi
-}
 
 # ---- Certificates --------------------------------------------------------------------------
 certs="$out/certs"
@@ -81,18 +70,6 @@ check "zq signal says https:// once it listens (RSA)" \
 check "zq signal says https:// once it listens (ECDSA)" \
     wait_for "$out/signal-ec.out" "listening on https://127.0.0.1:8444"
 
-# A request through wss URL $1 with CA bundle $2 is answered.
-answered() {
-    room=r$$_$(date +%s%N)
-    SSL_CERT_FILE=$2 "$zq" rep echo --exec cat --signal "$1" --room "$room" \
-        >"$out/rep.out" 2>"$out/rep.err" &
-    rep=$!
-    got=$(SSL_CERT_FILE=$2 timeout 20 "$zq" req echo "over tls" --signal "$1" --room "$room" \
-        2>"$out/req.err")
-    rc=$?
-    stop "$rep"
-    [ "$rc" -eq 0 ] && [ "$got" = "over tls" ] || { cat "$out/req.err" "$out/rep.err"; return 1; }
-}
 check "zq req and zq rep over wss:// to zq signal, RSA-2048 leaf under an RSA-4096 root" \
     answered wss://localhost:8443/ws "$certs/rsa-ca.pem"
 check "the same with a P-256 leaf under a P-384 root (ECDHE-ECDSA)" \
