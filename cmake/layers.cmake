@@ -8,7 +8,8 @@
 #   stack   ice, dtls and sctp, none of which knows another; sdp, which writes ICE candidates
 #           and DTLS fingerprints; peer, which composes them all
 #   turn    TURN client allocations (stack/turn), on ice's STUN messages
-#   tls     TLS 1.2 client for wss:// signalling (stack/tls), which knows no other stack layer
+#   tls     TLS 1.2 (stack/tls): the wss:// and turns: client, zq signal's server; knows no other
+#           stack layer
 #   signal  the signalling client, WebSocket, HTTP, the room router
 #   node    a room's peers; broker above it; app/ (the demo devices) above that
 #   host    node + broker + signalling link, sans-IO, what every port runs (its own target,
