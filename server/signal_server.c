@@ -267,25 +267,43 @@ static void apply(signal_server_t *srv, const signal_settings_t *s)
 
 /* --tls-cert: mbedTLS's arena (every session's records and state come from it, and from
  * nowhere else), then the identity. @return -1, or the exit status. */
+static tls_server_config_t tls_identity;
+
 static int start_tls(signal_server_t *srv, const signal_settings_t *s, const zq_rand_t *rand)
 {
     static uint8_t arena[ZQ_SIGNAL_TLS_ARENA];
-    static tls_server_config_t cfg;
+    tls_server_config_t *cfg = &tls_identity;
     if (s->tls_chain == NULL) {
         return -1;
     }
     dtls_arena_init(arena, sizeof arena);
-    if (tls_server_config_init(&cfg, rand, s->tls_chain, s->tls_chain_len, s->tls_key,
+    if (tls_server_config_init(cfg, rand, s->tls_chain, s->tls_chain_len, s->tls_key,
                                s->tls_key_len) != ZQ_OK) {
-        return signal_fail("--tls-cert/--tls-key: %s", cfg.why[0] != '\0' ? cfg.why
-                                                                          : "mbedTLS refused");
+        return signal_fail("--tls-cert/--tls-key: %s", cfg->why[0] != '\0' ? cfg->why
+                                                                           : "mbedTLS refused");
     }
     if (!tls_server_takes_full_records()) {
         signal_say("warning: this build takes TLS records of %d bytes at most; browsers send "
                    "16 KiB ones (build with ZQ_TLS_FULL_RECORDS)", MBEDTLS_SSL_IN_CONTENT_LEN);
     }
-    srv->tls = &cfg;
+    srv->tls = cfg;
     return -1;
+}
+
+/* After the stop: the identity freed, what the arena held at its peak, and that every byte of
+ * it came back (the sessions were freed by signal_tls_shutdown_all()). */
+static void stop_tls(signal_server_t *srv)
+{
+    dtls_arena_stats_t st;
+    if (srv->tls == NULL) {
+        return;
+    }
+    srv->tls = NULL;
+    tls_server_config_free(&tls_identity);
+    if (dtls_arena_stats(&st) == ZQ_OK) {
+        signal_say("TLS arena: peak %zu B of %zu, %zu B in use after the close", st.peak,
+                   (size_t)ZQ_SIGNAL_TLS_ARENA, st.in_use);
+    }
 }
 
 int signal_run(const signal_settings_t *s)
@@ -308,6 +326,7 @@ int signal_run(const signal_settings_t *s)
     if (rc < 0) {
         rc = signal_serve(&srv, &loop, &bound);
     }
+    stop_tls(&srv);
     zq_port_tcp_close(srv.listener);
     if (srv.epfd >= 0) {
         (void)close(srv.epfd);

@@ -95,6 +95,12 @@ check "the plain request's refusal is logged with its reason" \
 check "and the server goes on serving" \
     sh -c "curl -sS --cacert '$certs/rsa-ca.pem' https://localhost:8443/ | grep -q 'hello over https'"
 
+stop $pids
+pids=
+check "zq signal logs its TLS arena at the stop, all of it back" \
+    wait_for "$out/signal-rsa.err" "TLS arena: peak [0-9]* B of [0-9]*, 0 B in use"
+grep -h "TLS arena" "$out/signal-rsa.err" "$out/signal-ec.err" | sed 's/^/  /'
+
 # ---- Refused at start ----------------------------------------------------------------------
 refuses_to_start() { # reason, then the options
     why=$1
