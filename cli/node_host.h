@@ -31,15 +31,20 @@
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
 
-/** mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session, plus the
- *  identity (README, "Memory and footprint"), a wss:// signalling session at its handshake's
- *  peak (README, Security), and as much for a TURN allocation over TLS (turns:). One per
- *  process: a program hosts one node. */
+/** What each TLS or DTLS session's record buffers take beyond the device's 1,536 + 1,280 bytes
+ *  (ZQ_TLS_FULL_RECORDS, config/zq_mbedtls_tls.h: 17,664 B). */
+#define ZQ_HOST_RECORD_EXCESS (MBEDTLS_SSL_IN_CONTENT_LEN + MBEDTLS_SSL_OUT_CONTENT_LEN - 2816)
+/** mbedTLS's heap for every peer's DTLS: ~13 KiB per handshake, ~6 KiB per session with the
+ *  device's records, plus the identity (README, "Memory and footprint"), a wss:// signalling
+ *  session at its handshake's peak (README, Security), and as much for a TURN allocation over
+ *  TLS (turns:). One per process: a program hosts one node. */
 #define ZQ_NODE_HOST_ARENA                                                                    \
-    (ZQ_NODE_MAX_PEERS * 16 * 1024 + 16 * 1024 + ZQ_WSS_ARENA + ZQ_NODE_TURN_STREAM * ZQ_WSS_ARENA)
+    (ZQ_NODE_MAX_PEERS * (16 * 1024 + ZQ_HOST_RECORD_EXCESS) + 16 * 1024 + ZQ_WSS_ARENA +   \
+     ZQ_NODE_TURN_STREAM * ZQ_WSS_ARENA)
 /** What a wss:// session takes from the arena at its peak: 18.6 KB with an RSA-2048 server key,
- *  9.6 KB with ECDSA P-256 (tests/interop/wss/run.sh; README, Security); room for RSA-4096. */
-#define ZQ_WSS_ARENA (32 * 1024)
+ *  9.6 KB with ECDSA P-256 with the device's records (tests/interop/wss/run.sh; README,
+ *  Security), and the host's larger record buffers; room for RSA-4096. */
+#define ZQ_WSS_ARENA (32 * 1024 + ZQ_HOST_RECORD_EXCESS)
 
 typedef struct {
     zq_host_t host;

@@ -77,9 +77,10 @@ target_compile_definitions(zq_mbedtls PUBLIC MBEDTLS_CONFIG_FILE="${ZQ_MBEDTLS_C
 # wherever they are built, natively or for a qemu target (scripts/qemu-test), never on a device.
 if(ZQ_HOST)
   target_compile_definitions(zq_mbedtls PUBLIC ZQ_MBEDTLS_HOST)
-  # wss:// to servers that ignore RFC 6066's max_fragment_length: 16 KiB records, at 14.8 KiB
-  # more for every TLS and DTLS session (config/zq_mbedtls_tls.h).
-  option(ZQ_TLS_FULL_RECORDS "TLS and DTLS input buffers for 16 KiB records" OFF)
+  # What browsers and servers on the internet send: 16 KiB records in, Certificate messages of
+  # 4 KiB out, at 17,664 B more of arena for every TLS and DTLS session of the process
+  # (config/zq_mbedtls_tls.h). On for the host's programs; a device build never has it.
+  option(ZQ_TLS_FULL_RECORDS "TLS and DTLS buffers for 16 KiB records in, 4 KiB out" ON)
   if(ZQ_TLS_FULL_RECORDS)
     target_compile_definitions(zq_mbedtls PUBLIC ZQ_TLS_FULL_RECORDS)
   endif()

@@ -40,8 +40,10 @@
 #define MBEDTLS_SSL_IN_CONTENT_LEN 1536
 #endif
 /* Also the largest handshake message a TLS server sends (mbedTLS fragments them only over
- * DTLS): its Certificate message, so `zq signal --tls-cert` takes chains up to 1,270 bytes. */
+ * DTLS): its Certificate message, so at 1,280 `zq signal --tls-cert` takes one leaf. */
+#ifndef MBEDTLS_SSL_OUT_CONTENT_LEN
 #define MBEDTLS_SSL_OUT_CONTENT_LEN 1280
+#endif
 /* Out-of-order handshake messages kept for later: Chromium's 1,413-byte ClientHello in two
  * fragments, or a peer's whole second flight, fits. */
 #define MBEDTLS_SSL_DTLS_MAX_BUFFERING 4096

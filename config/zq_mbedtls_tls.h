@@ -1,7 +1,8 @@
 /**
  * @file zq_mbedtls_tls.h
- * @brief What `wss://` signalling adds to zq's mbedTLS 3.6 configuration: a TLS 1.2 client
- *        that meets servers on the internet as they are (stack/tls/tls_client.h).
+ * @brief What TLS adds to zq's mbedTLS 3.6 configuration: a TLS 1.2 client for `wss://` and
+ *        `turns:` that meets servers on the internet as they are (stack/tls/tls_client.h),
+ *        and the server of `zq signal --tls-cert` (stack/tls/tls_server.h).
  *
  * Included by zq_mbedtls_config.h before the DTLS half, on the host only for now (the device
  * configurations leave it out until a device port has a `wss://` client; README, Security).
@@ -9,12 +10,13 @@
  * Web PKI chains are RSA (ISRG Root X1, 4,096 bits) or ECDSA P-256/P-384, signed with SHA-256
  * or SHA-384; servers offer ECDHE with RSA or ECDSA keys.
  *
- * Records: a server may send 16 KiB records (RFC 5246 §6.2.1) unless the client asked for
- * smaller ones (RFC 6066 §4's max_fragment_length) and it agreed. The client asks for 1 KiB,
- * so the input buffer stays the DTLS one (1,536 bytes, zq_mbedtls_dtls.h): mbedTLS has one
- * record size for every context of a build, and a full record would cost every DTLS session
- * 14.8 KiB more. -DZQ_TLS_FULL_RECORDS=ON builds with 16 KiB records, for servers that ignore
- * the request (README, Security, says which do).
+ * Records: a peer may send 16 KiB records (RFC 5246 §6.2.1) unless the client asked for
+ * smaller ones (RFC 6066 §4's max_fragment_length) and the server agreed. zq's client asks for
+ * 1 KiB; browsers ask for nothing, and their ClientHello alone is over 1.5 KiB. mbedTLS has one
+ * record size for every context of a build, TLS and DTLS alike: ZQ_TLS_FULL_RECORDS (CMake's
+ * default on the host) gives 16 KiB in and 4 KiB out, 17,664 B more per session than the
+ * device's 1,536 and 1,280 (zq_mbedtls_dtls.h); without it, the TLS client reaches servers
+ * that grant 1 KiB records and the server serves clients that send no more than 1.5 KiB.
  */
 #ifndef ZQ_MBEDTLS_TLS_H
 #define ZQ_MBEDTLS_TLS_H
@@ -40,6 +42,9 @@
 #define MBEDTLS_MPI_MAX_SIZE 512                    /* RSA-4096 */
 #if defined(ZQ_TLS_FULL_RECORDS)
 #define MBEDTLS_SSL_IN_CONTENT_LEN 16384
+/* A server's Certificate message goes out whole in one record (mbedTLS fragments handshake
+ * messages only over DTLS): 4 KiB takes a leaf and an intermediate of a public CA. */
+#define MBEDTLS_SSL_OUT_CONTENT_LEN 4096
 #endif
 
 #endif /* ZQ_MBEDTLS_TLS_H */

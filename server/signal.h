@@ -42,11 +42,12 @@
 
 /** mbedTLS's arena for --tls-cert, every session's share and the identity: an open session holds
  *  its input record buffer (MBEDTLS_SSL_IN_CONTENT_LEN: 1.5 KiB, or 16 KiB with
- *  ZQ_TLS_FULL_RECORDS), its 1.3 KiB output one and its keys; a handshake adds its peak. 24 KiB
- *  a connection is a budget, not a measurement: `zq signal` logs the peak at its stop.
+ *  ZQ_TLS_FULL_RECORDS), its output one (1.3 or 4 KiB) and its keys, ~22 KiB on the host; a
+ *  handshake adds its peak. 32 KiB a connection is a budget, not a measurement: `zq signal`
+ *  logs the peak at its stop.
  *  Exhausted, a new connection is refused (and logged). */
 #ifndef ZQ_SIGNAL_TLS_ARENA
-#define ZQ_SIGNAL_TLS_ARENA (ZQ_SIGNAL_MAX_TLS * 24 * 1024 + 64 * 1024)
+#define ZQ_SIGNAL_TLS_ARENA (ZQ_SIGNAL_MAX_TLS * 32 * 1024 + 64 * 1024)
 #endif
 
 typedef struct {

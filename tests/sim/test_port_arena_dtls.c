@@ -1,6 +1,7 @@
 /* The ESP32 port's mbedTLS arena (port/arena/arena.c, what mbedtls_arena.c installs with
  * CONFIG_MBEDTLS_CUSTOM_MEM_ALLOC) under real DTLS handshakes on the host: mbedTLS's calloc and
- * free are the arena's alone, sized as menuconfig's default, and four pairs handshake at once,
+ * free are the arena's alone, sized as menuconfig's default (and what the host's larger records
+ * add, ARENA_SIZE), and four pairs handshake at once,
  * eight handshake sides, twice what a 4-peer device holds. Nothing reaches another allocator,
  * no request is refused, and every byte comes back. This binary never calls
  * dtls_fixture_setup(), which would install mbedTLS's own arena instead. */
@@ -19,10 +20,17 @@
 /* Kconfig's default for CONFIG_ZQ_ESP32_MBEDTLS_ARENA. */
 #define ESP32_ARENA_DEFAULT 57344
 #define PAIRS 4
+/* The ESP32's records are examples/esp32-sensor's sdkconfig.defaults: 1,536 in, 1,280 out. A
+ * host build with larger ones (ZQ_TLS_FULL_RECORDS) gives each handshake side what its own
+ * buffers add, so the rest of the budget is the device's. */
+#define ESP32_RECORD_BUFFERS (1536 + 1280)
+#define HOST_RECORD_EXCESS \
+    (MBEDTLS_SSL_IN_CONTENT_LEN + MBEDTLS_SSL_OUT_CONTENT_LEN - ESP32_RECORD_BUFFERS)
+#define ARENA_SIZE (ESP32_ARENA_DEFAULT + 2 * PAIRS * HOST_RECORD_EXCESS)
 /* Simulated time the handshakes get, far beyond what a lossless network needs. */
 #define HANDSHAKE_BUDGET_MS 30000
 
-static _Alignas(ZQ_ARENA_ALIGN) uint8_t arena_buf[ESP32_ARENA_DEFAULT];
+static _Alignas(ZQ_ARENA_ALIGN) uint8_t arena_buf[ARENA_SIZE];
 static zq_arena_t arena;
 static unsigned long foreign_frees;
 static dtls_pair_t pairs[PAIRS];

@@ -55,10 +55,12 @@ export function chromiumArgs(logDir, extra = [], { webrtcDefaults = false } = {}
   return args;
 }
 
-/** One browser context over @p profileDir, its tabs sharing storage (a reload keeps it). */
+/** One browser context over @p profileDir, its tabs sharing storage (a reload keeps it).
+ *  @p options.env: variables Chromium gets on top of ours (HOME: where its NSS trust store is). */
 export function launchChromium(profileDir, logDir, extra = [], options = {}) {
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM, headless: true, args: chromiumArgs(logDir, extra, options),
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
 }
 

@@ -8,8 +8,10 @@
 
 dtls_fixture_t fx;
 
-/* Big enough for the identities, both contexts and a few connections in handshake. */
-static uint8_t arena[256 * 1024];
+/* Big enough for the identities, both contexts and a few connections in handshake, or the 24
+ * sessions of test_node_sim's six members, each ~6 KiB with the device's records and ~24 KiB
+ * with the host's (ZQ_TLS_FULL_RECORDS). */
+static uint8_t arena[1024 * 1024];
 
 void dtls_fixture_setup(const dtls_config_t *cfg_a, const dtls_config_t *cfg_b)
 {
@@ -115,7 +117,7 @@ static void deliver(dtls_pair_t *p, const simnet_packet_t *pkt)
         return;
     }
     (void)dtls_handle_datagram(&e->conn, p->now, pkt->data, pkt->len);
-    uint8_t plain[2048];
+    uint8_t plain[MBEDTLS_SSL_IN_CONTENT_LEN]; /* what dtls_read() may ask for */
     int n;
     while ((n = dtls_read(&e->conn, plain, sizeof plain)) > 0) {
         e->messages++;
