@@ -72,7 +72,7 @@ static void encrypt(node_t *n, uint64_t now)
     while (over_tls(n) && n->relay.tls_up && n->relay.stream_out_len > 0) {
         size_t taken = 0;
         zq_err_t err = tls_session_write(&n->relay.tls, n->relay.stream_out,
-                                        n->relay.stream_out_len, &taken);
+                                         n->relay.stream_out_len, &taken);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             return; /* the port takes the ciphertext first */
         }
