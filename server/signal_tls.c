@@ -212,6 +212,26 @@ static bool handshake_step(signal_server_t *srv, tls_front_t *f, uint64_t now)
     return true;
 }
 
+/* A server flight larger than the output (a 4 KiB chain and a ServerKeyExchange) comes out in
+ * parts: once the socket took one, mbedTLS writes the next, with nothing from the client to
+ * wake us. @return false if the front was freed. */
+static bool handshake_pump(signal_server_t *srv, tls_front_t *f, uint64_t now)
+{
+    const uint8_t *out;
+    size_t len;
+    for (;;) {
+        if (!handshake_step(srv, f, now)) {
+            return false;
+        }
+        bool wrote = tls_session_output(&f->tls, &out, &len);
+        net_out(f);
+        if (f->state != TLSF_HANDSHAKE || !wrote || f->net_dead ||
+            tls_session_output(&f->tls, &out, &len)) {
+            return true; /* done, or nothing new, or the socket is full: EPOLLOUT comes back */
+        }
+    }
+}
+
 /* ---- Ends and interest ---------------------------------------------------------------------- */
 
 /* Passes each side's end to the other, frees the front once both are over, and watches what
@@ -254,7 +274,7 @@ static void settle(signal_server_t *srv, tls_front_t *f, uint64_t now)
 static void pump(signal_server_t *srv, tls_front_t *f, uint64_t now)
 {
     net_in(f);
-    if (f->state == TLSF_HANDSHAKE && !handshake_step(srv, f, now)) {
+    if (f->state == TLSF_HANDSHAKE && !handshake_pump(srv, f, now)) {
         return;
     }
     if (f->state != TLSF_HANDSHAKE && (!to_plain(f) || !from_plain(f))) {
