@@ -13,6 +13,7 @@
 #     the room; without, the record is refused with a logged reason (the server said so at start);
 #   - https:// for files and /api with curl (OpenSSL), and the certificate chain it verifies;
 #   - a client that speaks plain HTTP to the TLS port is refused (logged) and the server goes on;
+#   - a 3,717-byte chain, whose server flight is over the session's 4 KiB output, is served;
 #   - a key that is not the certificate's, no key, or a chain whose Certificate message exceeds
 #     one record (5,008 bytes): zq signal says why and does not start;
 #   - on the wire (tshark): ALPN http/1.1 chosen, 1 KiB records granted to zq's client, client
@@ -48,6 +49,7 @@ openssl x509 -req -sha384 -in ec.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreateser
     -out ec.pem -days 30 -extfile leaf.cnf 2>/dev/null ||
     { echo "FAIL: openssl could not make the test certificates" >&2; status=1; exit; }
 cat rsa.pem rsa-ca.pem >rsa-chain.pem # a leaf and its issuer, as fullchain.pem: 2,407 bytes
+cat rsa.pem rsa-ca.pem rsa-ca.pem >long.pem # 3,717: with the rest of the flight, over 4 KiB
 cat rsa.pem rsa-ca.pem rsa-ca.pem rsa-ca.pem >too-long.pem # 5,008: over any build's record
 cd "$out" || exit 1
 mkdir -p web
@@ -96,6 +98,13 @@ check "https:// serves --web's files (curl, the chain verified against the root)
     sh -c "curl -sS --cacert '$certs/rsa-ca.pem' https://localhost:8443/ | grep -q 'hello over https'"
 check "https:// serves /api/topics" \
     sh -c "curl -sS --cacert '$certs/rsa-ca.pem' https://localhost:8443/api/topics | grep -q '^\['"
+if [ "$full" -eq 1 ]; then
+    "$zq" signal --listen 127.0.0.1:8445 --web "$out/web" --tls-cert "$certs/long.pem" \
+        --tls-key "$certs/rsa.key" >"$out/signal-long.out" 2>"$out/signal-long.err" &
+    pids="$pids $!"
+    check "a 3,717-byte chain: the server's flight, over its 4 KiB output, goes out in parts" \
+        sh -c "sleep 0.5; curl -sS -m 10 --cacert '$certs/rsa-ca.pem' https://localhost:8445/ | grep -q 'hello over https'"
+fi
 check "plain HTTP to the TLS port: refused" \
     sh -c "! curl -sS -m 5 http://localhost:8443/ >/dev/null 2>&1"
 check "the plain request's refusal is logged with its reason" \
