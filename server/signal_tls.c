@@ -322,7 +322,10 @@ void signal_tls_ready(signal_server_t *srv, size_t index, uint64_t now)
 void signal_tls_init(signal_server_t *srv)
 {
     for (size_t i = 0; i < ZQ_SIGNAL_MAX_TLS; i++) {
-        front_free(&srv->tls_front[i]);
+        tls_front_t *f = &srv->tls_front[i];
+        memset(f, 0, sizeof *f); /* no fd is ours yet: none is closed (0 is stdin) */
+        f->net = -1;
+        f->plain = -1;
     }
 }
 
