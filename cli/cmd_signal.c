@@ -23,7 +23,7 @@
 #define DEFAULT_TOKEN_TTL_S 86400u
 #define MAX_TOKEN_TTL_S (366u * 86400u)
 #define DEFAULT_TURN_TTL_S 86400u
-#define TLS_CHAIN_MAX (64 * 1024) /* a leaf and intermediates: Let's Encrypt's is 5.3 KiB */
+#define TLS_CHAIN_MAX (64 * 1024) /* a leaf and its intermediates, PEM: a few KiB */
 #define TLS_KEY_MAX (16 * 1024)   /* RSA-8192 in PEM is 6.3 KiB */
 
 typedef struct {

@@ -265,10 +265,10 @@ static void apply(signal_server_t *srv, const signal_settings_t *s)
     }
 }
 
+static tls_server_config_t tls_identity; /* --tls-cert's chain and key */
+
 /* --tls-cert: mbedTLS's arena (every session's records and state come from it, and from
  * nowhere else), then the identity. @return -1, or the exit status. */
-static tls_server_config_t tls_identity;
-
 static int start_tls(signal_server_t *srv, const signal_settings_t *s, const zq_rand_t *rand)
 {
     static uint8_t arena[ZQ_SIGNAL_TLS_ARENA];

@@ -139,10 +139,11 @@ static zq_err_t failed(tls_session_t *t, int ret, const char **why)
     }
     char text[96];
     mbedtls_strerror(ret, text, sizeof text);
-    /* A record larger than the input buffer: the server ignored max_fragment_length. */
+    /* A record larger than the input buffer: a server that ignored max_fragment_length, or a
+     * client that asked for none (a browser). */
     const char *hint = ret == MBEDTLS_ERR_SSL_INVALID_RECORD && MBEDTLS_SSL_IN_CONTENT_LEN < 16384
-                           ? "; if the server ignores the request for 1 KiB records, build "
-                             "with ZQ_TLS_FULL_RECORDS"
+                           ? "; a peer that sends records over 1.5 KiB needs a build with "
+                             "ZQ_TLS_FULL_RECORDS"
                            : "";
     (void)snprintf(t->why, sizeof t->why, "TLS failed: %s (-0x%04x)%s", text, (unsigned)-ret,
                    hint);
