@@ -83,7 +83,8 @@ typedef struct {
     ws_conn_t ws;
 } wsc_t;
 
-typedef enum { TLSF_FREE, TLSF_HANDSHAKE, TLSF_OPEN, TLSF_CLOSING } tls_front_state_t;
+/* TLSF_FREE is 0: a zeroed front is free, and a free front's fds are never read. */
+typedef enum { TLSF_FREE = 0, TLSF_HANDSHAKE, TLSF_OPEN, TLSF_CLOSING } tls_front_state_t;
 
 /* A TLS connection (signal_tls.c): the client's socket, and once the handshake is done our end
  * of the socket pair whose other end is an HTTP connection of the server's. CLOSING: our
@@ -232,7 +233,6 @@ void wsc_on_message(signal_server_t *srv, wsc_t *s, uint64_t now, const ws_event
 
 /* ---- TLS in front (signal_tls.c) ------------------------------------------------------------- */
 
-void signal_tls_init(signal_server_t *srv);
 /* A connection the listener gave when the server speaks TLS: a front that handshakes, then
  * hands the server a plain connection through signal_http_accept(). With every front taken,
  * or the arena full, the connection is closed (said on stderr). */

@@ -319,16 +319,6 @@ void signal_tls_ready(signal_server_t *srv, size_t index, uint64_t now)
     }
 }
 
-void signal_tls_init(signal_server_t *srv)
-{
-    for (size_t i = 0; i < ZQ_SIGNAL_MAX_TLS; i++) {
-        tls_front_t *f = &srv->tls_front[i];
-        memset(f, 0, sizeof *f); /* no fd is ours yet: none is closed (0 is stdin) */
-        f->net = -1;
-        f->plain = -1;
-    }
-}
-
 uint64_t signal_tls_next_deadline(const signal_server_t *srv, uint64_t t)
 {
     for (size_t i = 0; i < ZQ_SIGNAL_MAX_TLS; i++) {
@@ -345,7 +335,9 @@ void signal_tls_expire(signal_server_t *srv, uint64_t now)
     for (size_t i = 0; i < ZQ_SIGNAL_MAX_TLS; i++) {
         tls_front_t *f = &srv->tls_front[i];
         if (f->state == TLSF_HANDSHAKE && f->deadline <= now) {
-            front_fail(f, "TLS handshake not finished", "no handshake within 10 s");
+            char why[48];
+            (void)snprintf(why, sizeof why, "no handshake within %u s", TLS_HANDSHAKE_MS / 1000u);
+            front_fail(f, "TLS handshake not finished", why);
         } else if (f->state == TLSF_CLOSING && f->deadline <= now) {
             front_free(f); /* our close_notify and FIN went; its FIN did not come */
         }
