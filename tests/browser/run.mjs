@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM, flagsInForce, launchChromium } from '../support/chromium.mjs';
-import { Checks, assert, drive, finish, printTails, stamp } from '../support/report.mjs';
+import { Checks, assert, drive, finish, keepLines, printTails, stamp } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const zq = process.argv[2] ? resolve(process.argv[2]) : null;
@@ -57,15 +57,9 @@ function start(name, args) {
   const file = join(logs, `${name}.log`);
   const proc = spawn(zq, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const p = { name, proc, lines: [], waiters: [], exited: null };
-  const take = (stream) => (chunk) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      p.lines.push(line);
-      appendFileSync(file, `${stamp()} ${stream} ${line}\n`);
-    }
+  keepLines(proc, file, p.lines, () => {
     for (const w of p.waiters.splice(0)) w();
-  };
-  proc.stdout.on('data', take('out'));
-  proc.stderr.on('data', take('err'));
+  });
   proc.on('exit', (code, signal) => {
     p.exited = { code, signal };
     children.delete(p);

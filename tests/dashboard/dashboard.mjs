@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NO_BACKGROUND_THROTTLING, launchBrowser } from '../support/chromium.mjs';
-import { Checks, assert, drive, finish, printTails, stamp } from '../support/report.mjs';
+import { Checks, assert, drive, finish, keepLines, printTails, stamp } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -69,14 +69,7 @@ function run(name, args) {
   const proc = spawn(zq, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const r = { proc, lines: [], exited: null };
   children.add(r);
-  const take = (stream) => (chunk) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      r.lines.push(line);
-      appendFileSync(file, `${stamp()} ${stream} ${line}\n`);
-    }
-  };
-  proc.stdout.on('data', take('out'));
-  proc.stderr.on('data', take('err'));
+  keepLines(proc, file, r.lines);
   r.done = new Promise((res) => proc.on('exit', (code, sig) => {
     r.exited = { code, sig };
     children.delete(r);

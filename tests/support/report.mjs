@@ -1,7 +1,7 @@
 // Checks and reporting for zq's browser test drivers (tests/browser, tests/web,
 // tests/dashboard): each check prints PASS, FAIL or SKIP with its figures, a run ends with a
 // summary line and a non-zero exit status if any check did not pass.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const WATCHDOG_MS = 270_000; // under CTest's 300 s, so the logs still get printed (by default)
@@ -56,6 +56,20 @@ export class Checks {
     const skipped = this.skips ? `, ${this.skipped} skipped` : '';
     console.log(`\n${this.label}: ${this.passed} passed, ${this.failed} failed${skipped}`);
   }
+}
+
+/** Keeps a child's output a line at a time: each line of @p proc's stdout and stderr goes into
+ *  @p lines and onto @p file, stamped and tagged out or err; @p after runs after each chunk. */
+export function keepLines(proc, file, lines, after = () => {}) {
+  const take = (stream) => (chunk) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      lines.push(line);
+      appendFileSync(file, `${stamp()} ${stream} ${line}\n`);
+    }
+    after();
+  };
+  proc.stdout.on('data', take('out'));
+  proc.stderr.on('data', take('err'));
 }
 
 /** The last @p n lines of each logs/NAME.log there is, for @p names. */

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NO_BACKGROUND_THROTTLING, launchChromium } from '../support/chromium.mjs';
-import { Checks, assert, drive, finish, printTails, stamp } from '../support/report.mjs';
+import { Checks, assert, drive, finish, keepLines, printTails, stamp } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -48,14 +48,7 @@ function startSignal(listen = '127.0.0.1:0') {
   const proc = spawn(zq, ['signal', '--listen', listen, '--web', site],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = [];
-  const take = (stream) => (chunk) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      lines.push(line);
-      appendFileSync(file, `${stamp()} ${stream} ${line}\n`);
-    }
-  };
-  proc.stdout.on('data', take('out'));
-  proc.stderr.on('data', take('err'));
+  keepLines(proc, file, lines);
   signal = { proc, lines, exited: null };
   proc.on('exit', (code, sig) => { signal.exited = { code, sig }; });
   return new Promise((resolvePort, reject) => {

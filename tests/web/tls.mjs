@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, launchChromium } from '../support/chromium.mjs';
-import { Checks, assert, drive, finish, printTails, stamp } from '../support/report.mjs';
+import { Checks, assert, drive, finish, keepLines, printTails, stamp } from '../support/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -45,14 +45,7 @@ function start(name, args, env = {}) {
   const file = join(logs, `${name}.log`);
   const proc = spawn(zq, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const lines = [];
-  const take = (stream) => (chunk) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      lines.push(line);
-      appendFileSync(file, `${stamp()} ${stream} ${line}\n`);
-    }
-  };
-  proc.stdout.on('data', take('out'));
-  proc.stderr.on('data', take('err'));
+  keepLines(proc, file, lines);
   children.push(proc);
   return { proc, lines };
 }

@@ -1,7 +1,42 @@
 # shellcheck shell=sh
 # What the wss:// tests share (run.sh through nginx, zq_signal.sh against zq signal itself):
-# a named check, and a request through a wss:// URL. Sourced after echo_env.sh ($out, $zq,
-# $status and stop() set).
+# their certificates, a named check, and a request through a wss:// URL. Sourced after
+# echo_env.sh ($out, $zq, $status and stop() set).
+
+leaf_ext() { printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' "$1"; }
+
+# In the current directory, by OpenSSL: an RSA-4096 root (rsa-ca.key, rsa-ca.pem) and an
+# RSA-2048 leaf whose subjectAltName is $1 (rsa.key, rsa.csr, rsa.pem; its extensions in
+# rsa-leaf.cnf); a P-384 root (ec-ca.*) and a P-256 leaf signed with SHA-384 for localhost and
+# 127.0.0.1 (ec.key, ec.pem). Says FAIL and returns 1 if OpenSSL could not.
+wss_make_certs() {
+    leaf_ext "$1" >rsa-leaf.cnf
+    leaf_ext DNS:localhost,IP:127.0.0.1 >ec-leaf.cnf
+    {
+        openssl req -x509 -newkey rsa:4096 -nodes -keyout rsa-ca.key -out rsa-ca.pem -days 30 \
+            -subj "/CN=zq test RSA root" &&
+        openssl req -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.csr -subj "/CN=localhost" &&
+        openssl x509 -req -in rsa.csr -CA rsa-ca.pem -CAkey rsa-ca.key -CAcreateserial \
+            -out rsa.pem -days 30 -extfile rsa-leaf.cnf &&
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-384 -nodes -keyout ec-ca.key \
+            -out ec-ca.pem -days 30 -subj "/CN=zq test P-384 root" &&
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ec.key \
+            -out ec.csr -subj "/CN=localhost" &&
+        openssl x509 -req -sha384 -in ec.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreateserial \
+            -out ec.pem -days 30 -extfile ec-leaf.cnf
+    } 2>/dev/null || { echo "FAIL: openssl could not make the test certificates" >&2; return 1; }
+}
+
+# Captures TCP port 8443 on loopback into $1 (tshark reads it after), in the background as
+# $cap_pid; returns once dumpcap has written the file's header, so nothing is missed.
+wss_capture() {
+    dumpcap -q -i lo -f "tcp port 8443" -w "$1" >"$out/dumpcap.err" 2>&1 &
+    cap_pid=$!
+    for _ in $(seq 50); do
+        [ -s "$1" ] && break
+        sleep 0.1
+    done
+}
 
 check() { # description, then the command; its stdout and stderr go to $out/check.*
     what=$1

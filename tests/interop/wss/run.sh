@@ -30,24 +30,11 @@ mkdir -p "$certs"
 cd "$certs" || exit 1
 
 # ---- Certificates --------------------------------------------------------------------------
-leaf_ext() { printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' "$1"; }
-leaf_ext DNS:localhost >leaf.cnf
-leaf_ext DNS:localhost,IP:127.0.0.1 >leaf-ip.cnf
-openssl req -x509 -newkey rsa:4096 -nodes -keyout rsa-ca.key -out rsa-ca.pem -days 30 \
-    -subj "/CN=zq test RSA root" 2>/dev/null &&
-openssl req -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.csr -subj "/CN=localhost" \
-    2>/dev/null &&
-openssl x509 -req -in rsa.csr -CA rsa-ca.pem -CAkey rsa-ca.key -CAcreateserial -out rsa.pem \
-    -days 30 -extfile leaf.cnf 2>/dev/null &&
+# The RSA leaf names localhost only (a URL with 127.0.0.1 must be refused), the P-256 one both.
+wss_make_certs DNS:localhost &&
 openssl x509 -req -in rsa.csr -CA rsa-ca.pem -CAkey rsa-ca.key -CAcreateserial \
-    -out expired.pem -days -1 -extfile leaf.cnf 2>/dev/null &&
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-384 -nodes -keyout ec-ca.key \
-    -out ec-ca.pem -days 30 -subj "/CN=zq test P-384 root" 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ec.key -out ec.csr \
-    -subj "/CN=localhost" 2>/dev/null &&
-openssl x509 -req -sha384 -in ec.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreateserial \
-    -out ec.pem -days 30 -extfile leaf-ip.cnf 2>/dev/null ||
-    { echo "FAIL: openssl could not make the test certificates" >&2; status=1; exit; }
+    -out expired.pem -days -1 -extfile rsa-leaf.cnf 2>/dev/null ||
+    { echo "FAIL: openssl could not make the expired certificate" >&2; status=1; exit; }
 cat rsa-ca.pem ec-ca.pem >both-ca.pem
 pin() { # the ZQ_TLS_PIN of a certificate: SHA-256 of its SubjectPublicKeyInfo, base64
     openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der |
@@ -84,12 +71,7 @@ nginx -c "$out/nginx.conf" >"$out/nginx.out" 2>&1 &
 pids="$pids $!"
 cd "$out" || exit 1
 
-dumpcap -q -i lo -f "tcp port 8443" -w "$out/wss.pcapng" >"$out/dumpcap.err" 2>&1 &
-cap_pid=$!
-for _ in $(seq 50); do
-    [ -s "$out/wss.pcapng" ] && break
-    sleep 0.1
-done
+wss_capture "$out/wss.pcapng"
 sleep 0.5 # nginx binding its ports
 
 # A request through wss URL $1 with bundle $2 (pin $4) fails at once, naming reason $3.

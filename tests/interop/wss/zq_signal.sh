@@ -34,20 +34,7 @@ trap 'status=1; exit' INT TERM
 certs="$out/certs"
 mkdir -p "$certs"
 cd "$certs" || exit 1
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >leaf.cnf
-openssl req -x509 -newkey rsa:4096 -nodes -keyout rsa-ca.key -out rsa-ca.pem -days 30 \
-    -subj "/CN=zq test RSA root" 2>/dev/null &&
-openssl req -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.csr -subj "/CN=localhost" \
-    2>/dev/null &&
-openssl x509 -req -in rsa.csr -CA rsa-ca.pem -CAkey rsa-ca.key -CAcreateserial -out rsa.pem \
-    -days 30 -extfile leaf.cnf 2>/dev/null &&
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-384 -nodes -keyout ec-ca.key \
-    -out ec-ca.pem -days 30 -subj "/CN=zq test P-384 root" 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ec.key -out ec.csr \
-    -subj "/CN=localhost" 2>/dev/null &&
-openssl x509 -req -sha384 -in ec.csr -CA ec-ca.pem -CAkey ec-ca.key -CAcreateserial \
-    -out ec.pem -days 30 -extfile leaf.cnf 2>/dev/null ||
-    { echo "FAIL: openssl could not make the test certificates" >&2; status=1; exit; }
+wss_make_certs DNS:localhost,IP:127.0.0.1 || { status=1; exit; }
 cat rsa.pem rsa-ca.pem >rsa-chain.pem # a leaf and its issuer, as fullchain.pem: 2,407 bytes
 cat rsa.pem rsa-ca.pem rsa-ca.pem >long.pem # 3,717: with the rest of the flight, over 4 KiB
 cat rsa.pem rsa-ca.pem rsa-ca.pem rsa-ca.pem >too-long.pem # 5,008: over any build's record
@@ -56,12 +43,7 @@ mkdir -p web
 echo "hello over https" >web/index.html
 
 # ---- Two servers: RSA on 8443, ECDSA on 8444 -----------------------------------------------
-dumpcap -q -i lo -f "tcp port 8443" -w "$out/tls.pcapng" >"$out/dumpcap.err" 2>&1 &
-cap_pid=$!
-for _ in $(seq 50); do
-    [ -s "$out/tls.pcapng" ] && break
-    sleep 0.1
-done
+wss_capture "$out/tls.pcapng"
 "$zq" signal --listen 127.0.0.1:8444 --tls-cert "$certs/ec.pem" --tls-key "$certs/ec.key" \
     >"$out/signal-ec.out" 2>"$out/signal-ec.err" &
 pids="$pids $!"
