@@ -162,7 +162,7 @@ typedef struct {
     turn_stream_t stream_in;   /* bytes from the server (decrypted), reassembled into frames */
     uint8_t stream_out[2 * TURN_STREAM_FRAME_MAX]; /* frames for the server, not yet taken */
     size_t stream_out_len;
-    tls_session_t tls;          /* turns: the session over the stream */
+    tls_session_t tls;         /* turns: the session over the stream */
 #endif
 #else
     uint8_t unused;
