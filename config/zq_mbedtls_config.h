@@ -73,7 +73,9 @@
 #define MBEDTLS_PK_WRITE_C
 
 /* ---- Certificates and DTLS 1.2: the TLS half, the same on mbedTLS 4 ----------------------- */
-#if defined(ZQ_MBEDTLS_HOST)
+/* ZQ_MBEDTLS_WITH_TLS: a device image whose signalling is wss:// (firmware/zq_image.cmake's
+ * zq_firmware_wss); the host always has TLS. */
+#if defined(ZQ_MBEDTLS_HOST) || defined(ZQ_MBEDTLS_WITH_TLS)
 #include "zq_mbedtls_tls.h" /* wss:// signalling */
 #endif
 #include "zq_mbedtls_dtls.h"

@@ -57,22 +57,29 @@ bool tls_anchors_any(const char *bundle, size_t len)
 }
 
 /* Parses one block; NULL when it is not a certificate mbedTLS reads (skipped, not fatal: a
- * bundle may carry an algorithm this build lacks). */
+ * bundle may carry an algorithm this build lacks). Its DER is decoded into the arena for the
+ * moment mbedTLS takes its copy: no static buffer (4 KiB a device would keep for nothing). */
 static mbedtls_x509_crt *parse_block(const char *body, const char *body_end)
 {
-    static uint8_t der[DER_MAX];
+    size_t text_len = (size_t)(body_end - body);
+    size_t cap = text_len / 4 * 3 + 3; /* base64: 3 bytes per 4 characters, and a last group */
+    if (cap > DER_MAX) {
+        return NULL;
+    }
+    uint8_t *der = mbedtls_calloc(1, cap);
+    mbedtls_x509_crt *crt = der != NULL ? mbedtls_calloc(1, sizeof *crt) : NULL;
     size_t der_len = 0;
-    if (mbedtls_base64_decode(der, sizeof der, &der_len, (const unsigned char *)body,
-                              (size_t)(body_end - body)) != 0) {
-        return NULL;
+    bool ok = crt != NULL && mbedtls_base64_decode(der, cap, &der_len,
+                                                   (const unsigned char *)body, text_len) == 0;
+    if (ok) {
+        mbedtls_x509_crt_init(crt);
+        ok = mbedtls_x509_crt_parse_der(crt, der, der_len) == 0;
+        if (!ok) {
+            mbedtls_x509_crt_free(crt);
+        }
     }
-    mbedtls_x509_crt *crt = mbedtls_calloc(1, sizeof *crt);
-    if (crt == NULL) {
-        return NULL;
-    }
-    mbedtls_x509_crt_init(crt);
-    if (mbedtls_x509_crt_parse_der(crt, der, der_len) != 0) {
-        mbedtls_x509_crt_free(crt);
+    mbedtls_free(der);
+    if (!ok) {
         mbedtls_free(crt);
         return NULL;
     }

@@ -38,6 +38,12 @@ static bool names_ip(const mbedtls_x509_crt *crt, const zq_addr_t *ip)
 static int verify_leaf(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
 {
     tls_session_t *t = ctx;
+    if (t->chain_verify != NULL) { /* an attached trust store's own check, first */
+        int ret = t->chain_verify(t->chain_verify_ctx, crt, depth, flags);
+        if (ret != 0) {
+            return ret;
+        }
+    }
     if (depth != 0) {
         return 0;
     }
@@ -56,16 +62,10 @@ static int verify_leaf(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *fl
     return 0;
 }
 
-zq_err_t tls_client_config_init(tls_client_config_t *cfg, const zq_rand_t *rand,
-                                const char *bundle, size_t bundle_len,
-                                const uint8_t pin[TLS_PIN_LEN])
+/* What both trust stores share: the role, the pin, and 1 KiB records. */
+static zq_err_t config_common(tls_client_config_t *cfg, const zq_rand_t *rand,
+                              const uint8_t pin[TLS_PIN_LEN])
 {
-    memset(cfg, 0, sizeof *cfg);
-    if (!tls_anchors_any(bundle, bundle_len)) {
-        return ZQ_ERR_INVALID_ARG;
-    }
-    cfg->bundle = bundle;
-    cfg->bundle_len = bundle_len;
     if (pin != NULL) {
         cfg->has_pin = true;
         memcpy(cfg->pin, pin, TLS_PIN_LEN);
@@ -74,13 +74,56 @@ zq_err_t tls_client_config_init(tls_client_config_t *cfg, const zq_rand_t *rand,
         return ZQ_ERR_CRYPTO;
     }
     mbedtls_ssl_conf_authmode(&cfg->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-    mbedtls_ssl_conf_ca_cb(&cfg->conf, tls_anchors_find, cfg);
     /* RFC 6066 §4: 1 KiB records, which a device's 1,536-byte input buffer takes
      * (config/zq_mbedtls_dtls.h). A server that agrees sends nothing larger. */
     if (mbedtls_ssl_conf_max_frag_len(&cfg->conf, MBEDTLS_SSL_MAX_FRAG_LEN_1024) != 0) {
         mbedtls_ssl_config_free(&cfg->conf);
         return ZQ_ERR_CRYPTO;
     }
+    return ZQ_OK;
+}
+
+zq_err_t tls_client_config_init(tls_client_config_t *cfg, const zq_rand_t *rand,
+                                const char *bundle, size_t bundle_len,
+                                const uint8_t pin[TLS_PIN_LEN])
+{
+    memset(cfg, 0, sizeof *cfg);
+#if defined(MBEDTLS_X509_TRUSTED_CERTIFICATE_CALLBACK)
+    if (!tls_anchors_any(bundle, bundle_len)) {
+        return ZQ_ERR_INVALID_ARG;
+    }
+    cfg->bundle = bundle;
+    cfg->bundle_len = bundle_len;
+    if (config_common(cfg, rand, pin) != ZQ_OK) {
+        return ZQ_ERR_CRYPTO;
+    }
+    mbedtls_ssl_conf_ca_cb(&cfg->conf, tls_anchors_find, cfg);
+    cfg->ready = true;
+    return ZQ_OK;
+#else
+    /* ESP-IDF's mbedTLS by default: its certificate bundle instead (attached, below). */
+    (void)rand;
+    (void)bundle;
+    (void)bundle_len;
+    (void)pin;
+    return ZQ_ERR_UNSUPPORTED;
+#endif
+}
+
+zq_err_t tls_client_config_init_attached(tls_client_config_t *cfg, const zq_rand_t *rand,
+                                         tls_trust_attach_fn attach,
+                                         const uint8_t pin[TLS_PIN_LEN])
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (config_common(cfg, rand, pin) != ZQ_OK) {
+        return ZQ_ERR_CRYPTO;
+    }
+    if (attach(&cfg->conf) != 0) {
+        mbedtls_ssl_config_free(&cfg->conf);
+        return ZQ_ERR_INVALID_ARG;
+    }
+    cfg->chain_verify = cfg->conf.MBEDTLS_PRIVATE(f_vrfy);
+    cfg->chain_verify_ctx = cfg->conf.MBEDTLS_PRIVATE(p_vrfy);
     cfg->ready = true;
     return ZQ_OK;
 }
@@ -101,6 +144,8 @@ zq_err_t tls_client_start(tls_session_t *t, tls_client_config_t *cfg, const char
         return ZQ_ERR_CRYPTO;
     }
     t->pin = cfg->has_pin ? cfg->pin : NULL;
+    t->chain_verify = cfg->chain_verify;
+    t->chain_verify_ctx = cfg->chain_verify_ctx;
     if (zq_addr_parse_ip(host, strlen(host), &t->ip) != ZQ_OK) {
         t->ip.family = ZQ_AF_NONE;
     }
@@ -125,6 +170,17 @@ zq_err_t tls_client_config_init(tls_client_config_t *cfg, const zq_rand_t *rand,
     (void)rand;
     (void)bundle;
     (void)bundle_len;
+    (void)pin;
+    return ZQ_ERR_UNSUPPORTED;
+}
+
+zq_err_t tls_client_config_init_attached(tls_client_config_t *cfg, const zq_rand_t *rand,
+                                         tls_trust_attach_fn attach,
+                                         const uint8_t pin[TLS_PIN_LEN])
+{
+    (void)cfg;
+    (void)rand;
+    (void)attach;
     (void)pin;
     return ZQ_ERR_UNSUPPORTED;
 }

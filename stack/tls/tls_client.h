@@ -33,9 +33,18 @@
 
 #define TLS_PIN_LEN 32
 
+/** A trust store that installs itself on an mbedTLS configuration: ESP-IDF's
+ *  esp_crt_bundle_attach() (the certificate bundle in flash; esp_err_t is an int), which sets
+ *  a verification callback and its CA source. @return 0 on success. */
+typedef int (*tls_trust_attach_fn)(void *conf);
+
 /** What every connection to servers of one trust store shares. Read-only once set up. */
 typedef struct {
     mbedtls_ssl_config conf;
+    /* The attached trust store's verification callback, which each session's own checks
+     * (the IP, the pin) call first: a session's callback replaces the configuration's. */
+    int (*chain_verify)(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags);
+    void *chain_verify_ctx;
     const char *bundle;     /**< the CA bundle's PEM text, borrowed */
     size_t bundle_len;
     uint32_t anchors_parsed; /**< bundle certificates parsed while verifying, all sessions */
@@ -53,6 +62,15 @@ typedef struct {
 zq_err_t tls_client_config_init(tls_client_config_t *cfg, const zq_rand_t *rand,
                                 const char *bundle, size_t bundle_len,
                                 const uint8_t pin[TLS_PIN_LEN]);
+
+/**
+ * Sets up a client whose trust store @p attach installs (ESP-IDF's certificate bundle), with
+ * the same checks of the name, the IP and the optional @p pin as tls_client_config_init().
+ * @return ZQ_OK; ZQ_ERR_INVALID_ARG when @p attach fails; ZQ_ERR_CRYPTO.
+ */
+zq_err_t tls_client_config_init_attached(tls_client_config_t *cfg, const zq_rand_t *rand,
+                                         tls_trust_attach_fn attach,
+                                         const uint8_t pin[TLS_PIN_LEN]);
 void tls_client_config_free(tls_client_config_t *cfg);
 
 /** Starts @p t as a client of @p host (a DNS name or an IP literal; the certificate must name

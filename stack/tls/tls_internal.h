@@ -28,6 +28,10 @@ bool tls_anchors_any(const char *bundle, size_t len);
  *  whose subject is @p child's issuer, parsed into a list mbedTLS frees. */
 int tls_anchors_find(void *cfg, const mbedtls_x509_crt *child, mbedtls_x509_crt **candidates);
 
+/** mbedTLS's error @p ret in English: mbedtls_strerror() where the configuration has it
+ *  (MBEDTLS_ERROR_C: the host), else the few a device's user meets, or "mbedTLS error". */
+void tls_error_text(int ret, char *out, size_t cap);
+
 /** A reason in English for mbedTLS's verification @p flags. */
 void tls_explain_verify(uint32_t flags, bool pin_failed, char *out, size_t cap);
 

@@ -9,7 +9,6 @@
 
 #if defined(ZQ_MBEDTLS_TLS)
 
-#include "mbedtls/error.h"
 #include "stack/tls/tls_internal.h"
 
 /* RFC 7301 §3.2: the one protocol served on the connection (WebSocket's upgrade and the
@@ -19,7 +18,7 @@ static const char *alpn[] = {"http/1.1", NULL};
 static zq_err_t refuse(tls_server_config_t *cfg, const char *what, int ret)
 {
     char text[96];
-    mbedtls_strerror(ret, text, sizeof text);
+    tls_error_text(ret, text, sizeof text);
     (void)snprintf(cfg->why, sizeof cfg->why, "%s: %s (-0x%04x)", what, text, (unsigned)-ret);
     return ZQ_ERR_INVALID_ARG;
 }

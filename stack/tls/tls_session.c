@@ -6,6 +6,12 @@
 
 #if defined(ZQ_MBEDTLS_TLS)
 
+#if MBEDTLS_VERSION_MAJOR >= 4
+/* Its RNG and key-parsing calls are mbedTLS 3.6's (stack/dtls/dtls_mbedtls.h has both forms
+ * for DTLS): on ESP-IDF 6, build without wss:// (CONFIG_ZQ_ESP32_WSS=n). */
+#error "stack/tls is not ported to mbedTLS 4 yet (README, Security)"
+#endif
+
 #include <stdio.h>
 #include <string.h>
 
@@ -127,6 +133,25 @@ void tls_session_output_consumed(tls_session_t *t, size_t n)
     t->tx_len -= n;
 }
 
+/* Without MBEDTLS_ERROR_C (a device: its 20 KiB of strings) the failures a device's user can
+ * act on keep a name; the code printed beside it names the rest. */
+void tls_error_text(int ret, char *out, size_t cap)
+{
+#if defined(MBEDTLS_ERROR_C)
+    mbedtls_strerror(ret, out, cap);
+#else
+    const char *text = ret == MBEDTLS_ERR_SSL_ALLOC_FAILED ? "the mbedTLS arena is full"
+                       : ret == MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE ? "the peer sent a fatal alert"
+                       : ret == MBEDTLS_ERR_SSL_HANDSHAKE_FAILURE
+                           ? "no cipher suite, curve or signature in common"
+                       : ret == MBEDTLS_ERR_SSL_BAD_PROTOCOL_VERSION ? "the peer speaks no TLS 1.2"
+                       : ret == MBEDTLS_ERR_SSL_INVALID_RECORD ? "a record too large or malformed"
+                       : ret == MBEDTLS_ERR_SSL_CONN_EOF ? "the connection ended"
+                                                          : "mbedTLS error";
+    (void)snprintf(out, cap, "%s", text);
+#endif
+}
+
 static zq_err_t failed(tls_session_t *t, int ret, const char **why)
 {
     t->state = TLS_FAILED;
@@ -138,7 +163,7 @@ static zq_err_t failed(tls_session_t *t, int ret, const char **why)
         return ZQ_ERR_INTEGRITY;
     }
     char text[96];
-    mbedtls_strerror(ret, text, sizeof text);
+    tls_error_text(ret, text, sizeof text);
     /* A record larger than the input buffer: a server that ignored max_fragment_length, or a
      * client that asked for none (a browser). */
     const char *hint = ret == MBEDTLS_ERR_SSL_INVALID_RECORD && MBEDTLS_SSL_IN_CONTENT_LEN < 16384

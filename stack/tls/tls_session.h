@@ -48,6 +48,8 @@ typedef struct {
     /* A client's checks of the server (tls_client.c): */
     zq_addr_t ip;          /* the host when it is an IP literal, else family ZQ_AF_NONE */
     const uint8_t *pin;    /* the pinned key digest (the config's), or NULL */
+    int (*chain_verify)(void *, mbedtls_x509_crt *, int, uint32_t *); /* the config's, or NULL */
+    void *chain_verify_ctx;
     bool pin_failed;
     uint32_t verify_flags; /* mbedTLS's MBEDTLS_X509_BADCERT_* of the failed check */
     int error;             /* the mbedTLS error that failed the session, or 0 */
