@@ -31,4 +31,16 @@ void zq_lwip_mbedtls_free(void *p);
 
 #define MBEDTLS_CTR_DRBG_C
 
+/* With TLS (ZQ_MBEDTLS_WITH_TLS: wss:// signalling), certificates' dates are checked against
+ * the port's wall clock (port/lwip/wall_clock.c), not libc's, which a board without system
+ * calls does not have: mbedtls_time() is the port's; mbedtls_ms_time() (which mbedTLS has no
+ * portable default for) and gmtime_r() (newlib's, which keeps no state) come from there too. */
+#if defined(ZQ_MBEDTLS_WITH_TLS)
+#include <time.h>
+time_t zq_lwip_wall_time(time_t *out);
+#define MBEDTLS_PLATFORM_TIME_MACRO zq_lwip_wall_time
+#define MBEDTLS_PLATFORM_MS_TIME_ALT
+#define MBEDTLS_PLATFORM_GMTIME_R_ALT
+#endif
+
 #endif /* ZQ_MBEDTLS_LWIP_CONFIG_H */

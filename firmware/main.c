@@ -1,6 +1,7 @@
 /* The zq firmware image (scripts/firmware): one image for every app, chosen at boot by the
  * configuration block the board holds (port/lwip/config_block.h), on the lwIP port
- * (port/lwip) and a board of board/ (today the MPS2-AN386 under QEMU).
+ * (port/lwip) and a board of board/ (today the MPS2-AN386 under QEMU). Built with TLS
+ * (zq_firmware_wss), its signalling may be wss://, checked against the board's trust store.
  *
  * Boot: the board's clock, console and network; the block read; lwIP up with the block's
  * address; then port/lwip's runner with the app: `echo` (what `zq echo` does, node/echo.h),
@@ -246,11 +247,16 @@ int main(void)
     zq_lwip_printf("firmware: app %s, ip %u.%u.%u.%u, signalling %s, room '%s'",
                    zq_config_block_app_name(config.app), config.ip.ip[0], config.ip.ip[1],
                    config.ip.ip[2], config.ip.ip[3], config.signal, config.room);
+    if (config.has_time) {
+        zq_lwip_wall_clock_set((int64_t)config.time_s); /* this board's RTC: the block's time= */
+    }
     zq_lwip_options_t opt = {
         .signal_url = config.signal,
         .room = config.room,
         .broker = config.app != ZQ_FW_APP_ECHO,
+        .tls_pin = config.has_pin ? config.pin : NULL,
     };
+    opt.ca_pem_len = board_trust(&opt.ca_pem);
     const zq_lwip_callbacks_t *cb =
         config.app == ZQ_FW_APP_ECHO ? &echo_callbacks : &device_callbacks;
     if (zq_lwip_runner_start(&runner, &opt, cb, NULL) != ZQ_OK) {

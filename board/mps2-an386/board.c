@@ -98,6 +98,14 @@ size_t board_seed(const uint8_t **seed)
     return len <= BOARD_SEED_MAX ? len : 0; /* a length past the block: none */
 }
 
+size_t board_trust(const char **pem)
+{
+    uint32_t len;
+    memcpy(&len, (const void *)BOARD_TRUST_ADDR, sizeof len);
+    *pem = (const char *)BOARD_TRUST_ADDR + sizeof len;
+    return len <= BOARD_TRUST_MAX ? len : 0; /* a length past the block: none */
+}
+
 void board_led(bool on)
 {
     FPGAIO_LED0 = on ? 1u : 0u;

@@ -6,8 +6,9 @@
  *
  * Memory (QEMU's hw/arm/mps2.c, the AN385/AN386 map): ZBT SSRAM1 at 0x00000000 (4 MiB) holds
  * the image's code and read-only data, as flash would; ZBT SSRAM2/3 at 0x20000000 (4 MiB)
- * holds its RAM, a region of fixed size (mps2-an386.ld), and above it two blocks QEMU's loader
- * fills at boot: the configuration text and the entropy seed (scripts/firmware writes both).
+ * holds its RAM, a region of fixed size (mps2-an386.ld), and above it three blocks QEMU's
+ * loader fills at boot: the configuration text, the entropy seed and the trust store
+ * (scripts/firmware writes them), where a real board would have flash partitions.
  */
 #ifndef ZQ_BOARD_MPS2_AN386_H
 #define ZQ_BOARD_MPS2_AN386_H
@@ -25,6 +26,10 @@
 /** Where it puts the entropy seed: a little-endian 32-bit length, then that many bytes. */
 #define BOARD_SEED_ADDR 0x20390000u
 #define BOARD_SEED_MAX 4096u
+/** Where it puts the trust store, the CA certificates a wss:// server is checked against:
+ *  a little-endian 32-bit length, then that much PEM text. */
+#define BOARD_TRUST_ADDR 0x203A0000u
+#define BOARD_TRUST_MAX (64u * 1024u)
 
 /** The CPU clock (the FPGA image's SYSCLK). */
 #define BOARD_CPU_HZ 25000000u
@@ -52,6 +57,10 @@ void board_console_write(const char *s, size_t n);
 const char *board_config_text(void);
 /** The entropy seed the loader put in RAM (@p seed) and its length; 0 when none. */
 size_t board_seed(const uint8_t **seed);
+
+/** The trust store the loader put in RAM (@p pem, PEM text, not NUL-terminated) and its
+ *  length; 0 when none. */
+size_t board_trust(const char **pem);
 
 /** The user LED (FPGAIO LED0). */
 void board_led(bool on);

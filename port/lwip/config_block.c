@@ -4,12 +4,16 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "zq/base64.h"
 #include "zq/hex.h"
 #include "zq/text.h"
 
 #define DEFAULT_ROOM "default-topic" /* ZeroQ's (zeroq-wire.md), as `zq device`'s */
 #define DEFAULT_PERIOD_MS 1000u
 #define MAX_PERIOD_MS 3600000u
+/* 2100-01-01T00:00:00Z: a later date is a typo, not a clock. */
+#define MAX_TIME_S 4102444800u
+#define PIN_PREFIX "sha256/"
 
 typedef struct {
     const char *key;
@@ -113,10 +117,38 @@ static zq_err_t read_period(zq_config_block_t *c, const char *v, size_t n, const
     return ZQ_OK;
 }
 
+static zq_err_t read_time(zq_config_block_t *c, const char *v, size_t n, const char **why)
+{
+    uint64_t s;
+    if (zq_parse_udec(v, n, MAX_TIME_S, &s) != ZQ_OK) {
+        *why = "the time is UTC seconds since 1970 (date +%s), before 2100";
+        return ZQ_ERR_MALFORMED;
+    }
+    c->time_s = s;
+    c->has_time = true;
+    return ZQ_OK;
+}
+
+/* "sha256/" and the base64 of 32 bytes (curl's --pinnedpubkey form, as ZQ_TLS_PIN). */
+static zq_err_t read_pin(zq_config_block_t *c, const char *v, size_t n, const char **why)
+{
+    size_t p = strlen(PIN_PREFIX);
+    size_t len = 0;
+    *why = "the pin is sha256/ and the base64 of a SHA-256 digest";
+    if (n <= p || memcmp(v, PIN_PREFIX, p) != 0 ||
+        zq_base64_decode(v + p, n - p, c->pin, sizeof c->pin, &len) != ZQ_OK ||
+        len != sizeof c->pin) {
+        return ZQ_ERR_MALFORMED;
+    }
+    c->has_pin = true;
+    return ZQ_OK;
+}
+
 static const key_reader_t readers[] = {
     {"ip", read_ip},         {"netmask", read_netmask}, {"gw", read_gw},
     {"mac", read_mac},       {"app", read_app},         {"signal", read_signal},
     {"room", read_room},     {"name", read_name},       {"period", read_period},
+    {"time", read_time},     {"pin", read_pin},
 };
 #define N_KEYS (sizeof readers / sizeof readers[0])
 

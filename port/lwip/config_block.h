@@ -14,10 +14,16 @@
  * | `gw`      | the default gateway                      | none                 |
  * | `mac`     | `02:00:00:00:00:01` form                 | 02:00:00:00:00:01    |
  * | `app`     | `echo`, `sensor` or `actuator`           | `echo`               |
- * | `signal`  | `ws://IPv4[:port]/path` of `zq signal`   | required             |
+ * | `signal`  | `ws://` or `wss://IPv4[:port]/path`      | required             |
  * | `room`    | the room                                 | `default-topic` (ZeroQ's) |
  * | `name`    | the device's name (sensor, actuator)     | `sensor-1` / `actuator-1` |
  * | `period`  | the sensor's reading period, ms          | 1000                 |
+ * | `time`    | UTC seconds since 1970 at boot: the wall | none (wss:// then    |
+ * |           | clock certificates' dates are checked by | refuses to start)    |
+ * | `pin`     | `sha256/BASE64`: the wss:// server's key | none                 |
+ *
+ * The CA certificates a `wss://` server is checked against are not here (a few KiB of PEM):
+ * the board holds them in a block of their own (board.h's trust store).
  *
  * A bounded walker: every value has a fixed buffer, an unknown key, a repeated key, a value
  * too long or malformed is an error that names its line; nothing is guessed.
@@ -49,6 +55,10 @@ typedef struct {
     char room[ZQ_SIG_ROOM_MAX + 1];
     char name[ZQ_CONFIG_NAME_MAX + 1];
     uint32_t period_ms;
+    bool has_time;
+    uint64_t time_s;       /**< `time`: the wall clock at boot, UTC seconds */
+    bool has_pin;
+    uint8_t pin[32];       /**< `pin`: SHA-256 of the server's SubjectPublicKeyInfo */
 } zq_config_block_t;
 
 /**

@@ -27,10 +27,9 @@ static void log_node_event(zq_lwip_runner_t *r, uint64_t now, const node_event_t
     if (ev->type == NODE_EVENT_WELCOME) {
         zq_lwip_printf("zq: joined room '%s' as %s, %lu ms after start", r->room, r->node.my_id,
                        (unsigned long)(now - r->started_ms));
-        if (!r->joined) {
-            r->joined = true;
-            log_arena(); /* the baseline: the identity, nothing of a peer */
-        }
+        /* The baseline: the identity (and over wss:// the TLS session), nothing of a peer;
+         * after a reconnect, the same unless a peer stayed. */
+        log_arena();
     } else if (ev->type == NODE_EVENT_PEER_CONNECTED) {
         (void)node_describe_event(ev, line, sizeof line);
         zq_lwip_printf("zq: peer %s %s", node_peer_id(&r->node, ev->peer), line);
@@ -102,10 +101,22 @@ static void on_text(void *ctx, uint64_t now, const char *text, size_t len)
     zq_host_handle_signal(&r->host, now, text, len);
 }
 
+/* The trust store wss:// checks the server against; NULL for ws://. */
+static tls_client_config_t *trust_of(zq_lwip_runner_t *r)
+{
+#if defined(ZQ_MBEDTLS_TLS)
+    return r->url.secure ? &r->trust : NULL;
+#else
+    (void)r;
+    return NULL;
+#endif
+}
+
 static void connect_signal(zq_lwip_runner_t *r)
 {
     const char *why = "";
-    if (zq_device_ws_open(&r->ws, &r->url, &r->server, r->signal_timeout_ms, &why) == ZQ_OK) {
+    if (zq_device_ws_open(&r->ws, &r->url, &r->server, trust_of(r), r->signal_timeout_ms,
+                          &why) == ZQ_OK) {
         zq_lwip_printf("zq: signalling connected to %s:%u, joining '%s'", r->url.host,
                        (unsigned)r->url.port, r->room);
         zq_host_signal_opened(&r->host, zq_port_now_ms());
@@ -292,9 +303,39 @@ static zq_err_t parse_options(zq_lwip_runner_t *r, const zq_lwip_options_t *opt)
         return ZQ_ERR_UNSUPPORTED;
     }
     r->server.port = r->url.port;
+    if (r->url.secure && !zq_lwip_wall_clock_known()) {
+        zq_lwip_printf("zq: signalling URL '%s': wss:// checks the server certificate's dates, "
+                       "and this board's wall clock is not set (an RTC, SNTP, or the "
+                       "configuration block's time=)", opt->signal_url);
+        return ZQ_ERR_STATE;
+    }
     r->signal_timeout_ms = opt->signal_timeout_ms != 0 ? opt->signal_timeout_ms
                                                        : DEFAULT_SIGNAL_TIMEOUT_MS;
     return ZQ_OK;
+}
+
+/* wss://: the trust store, from the board's CA certificates (PEM) and optional pin. */
+static zq_err_t start_trust(zq_lwip_runner_t *r, const zq_lwip_options_t *opt)
+{
+#if defined(ZQ_MBEDTLS_TLS)
+    if (!r->url.secure) {
+        return ZQ_OK;
+    }
+    zq_err_t err = opt->ca_pem != NULL ? tls_client_config_init(&r->trust, &r->rand, opt->ca_pem,
+                                                                 opt->ca_pem_len, opt->tls_pin)
+                                       : ZQ_ERR_INVALID_ARG;
+    if (err != ZQ_OK) {
+        zq_lwip_printf("zq: wss:// needs CA certificates to check the server against: %s",
+                       err == ZQ_ERR_INVALID_ARG ? "the board's trust store holds no PEM "
+                                                   "certificate"
+                                                 : "TLS could not be set up");
+    }
+    return err;
+#else
+    (void)r;
+    (void)opt;
+    return ZQ_OK; /* zq_device_url_parse() refused wss:// */
+#endif
 }
 
 static zq_err_t start(zq_lwip_runner_t *r, const zq_lwip_options_t *opt)
@@ -305,6 +346,9 @@ static zq_err_t start(zq_lwip_runner_t *r, const zq_lwip_options_t *opt)
     }
     (void)zq_port_init();
     r->rand = zq_port_rand();
+    if ((err = start_trust(r, opt)) != ZQ_OK) {
+        return err;
+    }
     err = open_udp(r, opt->udp_port);
     if (err != ZQ_OK) {
         zq_lwip_printf("zq: no UDP socket: %s", zq_strerror(err));

@@ -32,12 +32,20 @@
 typedef struct zq_lwip_runner zq_lwip_runner_t;
 
 typedef struct {
-    const char *signal_url;     /**< ws://IPv4[:port]/path of `zq signal` (copied) */
+    const char *signal_url;     /**< ws:// or wss://IPv4[:port]/path of `zq signal` (copied) */
     const char *room;           /**< the room (copied) */
     uint16_t udp_port;          /**< the node's UDP port; 0 picks one */
     bool broker;                /**< host a broker; false: the application reads the node */
     uint32_t signal_timeout_ms; /**< connect and upgrade, each; 0: 5000 */
     uint32_t reconnect_max_ms;  /**< the longest wait between tries; 0: host.h's 30000 */
+    /** wss:// (an image with TLS): the CA certificates the server's chain must end at, PEM
+     *  text (borrowed: it must outlive the runner). The wall clock must be set first
+     *  (zq_lwip_wall_clock_set()): certificates' dates are checked. */
+    const char *ca_pem;
+    size_t ca_pem_len;
+    /** wss://: the SHA-256 of the server's SubjectPublicKeyInfo (TLS_PIN_LEN bytes, copied),
+     *  checked besides the chain; NULL: none. */
+    const uint8_t *tls_pin;
 } zq_lwip_options_t;
 
 /** The application's side; every member may be NULL. @c host's callbacks get the
@@ -64,10 +72,12 @@ struct zq_lwip_runner {
     bool with_broker;
     zq_host_t host;
     zq_device_ws_t ws;
+#if defined(ZQ_MBEDTLS_TLS)
+    tls_client_config_t trust; /* wss://: the CA certificates, the pin */
+#endif
     zq_socket_t udp;
     zq_addr_t local;         /* the UDP socket's address: the host candidate */
     uint64_t started_ms;     /* zq_lwip_runner_start()'s clock */
-    bool joined;             /* the first welcome was logged */
     bool arena_report_due;   /* a peer went: say the arena once its session is freed */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
 };

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "port/arena/arena.h"
 #include "port/zq_port.h"
@@ -84,6 +85,15 @@ uint32_t zq_lwip_udp_dropped(void);
 
 /** mbedTLS's arena: in use, peak and refusals (port/arena/arena.h). */
 void zq_lwip_mbedtls_arena_stats(zq_arena_stats_t *stats);
+
+/** Sets the wall clock (UTC seconds since 1970) to @p unix_s now: what a `wss://` client checks
+ *  the server certificate's dates against (RFC 5280 §4.1.2.5). From the board's RTC or SNTP;
+ *  the emulated board's configuration block carries it (`time=`, scripts/firmware). */
+void zq_lwip_wall_clock_set(int64_t unix_s);
+/** Whether the wall clock was set: without it no certificate's dates can be checked. */
+bool zq_lwip_wall_clock_known(void);
+/** The wall clock (mbedTLS's mbedtls_time() in an image with TLS); (time_t)-1 while unset. */
+time_t zq_lwip_wall_time(time_t *out);
 
 /** Writes a formatted line (a newline is added) to the board's console. */
 #if defined(__GNUC__)

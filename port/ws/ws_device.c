@@ -1,7 +1,8 @@
-/* The signalling WebSocket of a device (see ws_device.h): URL, bounded open, then
- * signal/ws.h's connection over the port's TCP. */
+/* The signalling WebSocket of a device (see ws_device.h): URL, bounded open (TCP, TLS for
+ * wss://, the upgrade), then signal/ws.h's connection over the link (port/ws/ws_link.h). */
 #include "port/ws/ws_device.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "port/ws/ws_socket.h"
@@ -23,10 +24,13 @@ zq_err_t zq_device_url_parse(const char *url, zq_device_url_t *out, const char *
     if (err != ZQ_OK) {
         return err;
     }
+#if !defined(ZQ_MBEDTLS_TLS)
     if (u.secure) {
-        *why = "wss:// is not supported on this device port yet: use ws://";
-        return ZQ_ERR_UNSUPPORTED; /* issue #20: TLS on the devices */
+        *why = "wss:// needs TLS, which this image's mbedTLS configuration leaves out "
+               "(config/zq_mbedtls_tls.h): use ws://, or an image built with it";
+        return ZQ_ERR_UNSUPPORTED;
     }
+#endif
     if (u.addr.family == ZQ_AF_INET6) {
         *why = "IPv6 addresses are not supported here: use an IPv4 address or a name";
         return ZQ_ERR_UNSUPPORTED; /* resolve() and the runner's sockets are IPv4 */
@@ -39,37 +43,80 @@ zq_err_t zq_device_url_parse(const char *url, zq_device_url_t *out, const char *
         *why = "the path is too long";
         return ZQ_ERR_TOO_LONG;
     }
+    out->secure = u.secure;
     out->port = u.port;
     return ZQ_OK;
 }
 
-/* ---- Opening: connect, then ws_socket.c's handshake ---------------------------------------- */
+/* ---- Opening: connect, TLS for wss://, then ws_socket.c's handshake ------------------------- */
 
-static zq_err_t handshake(zq_device_ws_t *c, const zq_device_url_t *url, uint32_t timeout_ms,
-                          const char **why)
+#if defined(ZQ_MBEDTLS_TLS)
+/* TLS to the URL's host (its name, or its address, is what the certificate must show). */
+static zq_err_t start_tls(zq_device_ws_t *c, const zq_device_url_t *url,
+                          tls_client_config_t *trust, uint32_t timeout_ms, const char **why)
 {
+    if (trust == NULL) {
+        *why = "wss:// without a trust store (the runner has no CA certificates to check the "
+               "server against)";
+        return ZQ_ERR_CRYPTO;
+    }
+    c->link.tls = &c->tls;
+    return zq_ws_link_tls_handshake(&c->link, trust, url->host, zq_port_now_ms() + timeout_ms,
+                                    why);
+}
+#endif
+
+static zq_err_t handshake(zq_device_ws_t *c, const zq_device_url_t *url,
+                          tls_client_config_t *trust, uint32_t timeout_ms, const char **why)
+{
+#if defined(ZQ_MBEDTLS_TLS)
+    if (url->secure) {
+        zq_err_t err = start_tls(c, url, trust, timeout_ms, why);
+        if (err != ZQ_OK) {
+            return err;
+        }
+    }
+#else
+    (void)trust; /* zq_device_url_parse() refused wss:// */
+#endif
     char head[HEAD_MAX];
     zq_ws_socket_target_t to = {.host = url->host, .port = url->port, .path = url->path};
-    zq_ws_link_t link = {.sock = c->sock, .tls = NULL};
-    return zq_ws_socket_handshake(&link, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
-                               sizeof c->why, why);
+    return zq_ws_socket_handshake(&c->link, &to, &c->rand, timeout_ms, head, sizeof head, c->why,
+                                  sizeof c->why, why);
+}
+
+/* Ends the link: TLS's close_notify (RFC 5246 §7.2.1) if the socket takes it, then TCP. */
+static void release(zq_device_ws_t *c)
+{
+    zq_ws_link_end_tls(&c->link);
+    c->link.tls = NULL;
+    zq_port_tcp_close(c->link.sock);
+    c->link.sock = ZQ_SOCKET_INVALID;
+    c->open = false;
 }
 
 zq_err_t zq_device_ws_open(zq_device_ws_t *c, const zq_device_url_t *url, const zq_addr_t *addr,
-                           uint32_t timeout_ms, const char **why)
+                           tls_client_config_t *trust, uint32_t timeout_ms, const char **why)
 {
     if (c->open) {
         zq_device_ws_close(c);
     }
-    c->sock = ZQ_SOCKET_INVALID;
+    c->link = (zq_ws_link_t){.sock = ZQ_SOCKET_INVALID, .tls = NULL};
     c->rand = zq_port_rand();
-    zq_err_t err = zq_ws_socket_connect(addr, timeout_ms, &c->sock, why);
+    zq_err_t err = zq_ws_socket_connect(addr, timeout_ms, &c->link.sock, why);
     if (err == ZQ_OK) {
-        err = handshake(c, url, timeout_ms, why);
+        err = handshake(c, url, trust, timeout_ms, why);
     }
     if (err != ZQ_OK) {
-        zq_port_tcp_close(c->sock);
-        c->sock = ZQ_SOCKET_INVALID;
+#if defined(ZQ_MBEDTLS_TLS)
+        if (*why == c->tls.why) { /* TLS's reason outlives its session */
+            (void)snprintf(c->why, sizeof c->why, "%s", c->tls.why);
+            *why = c->why;
+        }
+        tls_session_free(&c->tls); /* no close_notify: the session never opened */
+        c->link.tls = NULL;
+#endif
+        release(c);
         return err;
     }
     ws_conn_init(&c->ws, WS_ROLE_CLIENT, &c->rand);
@@ -83,24 +130,27 @@ bool zq_device_ws_wants_write(zq_device_ws_t *c)
 {
     const uint8_t *out;
     size_t n;
-    return c->open && ws_pending_output(&c->ws, &out, &n);
+    return c->open &&
+           (ws_pending_output(&c->ws, &out, &n) || zq_ws_link_pending_output(&c->link));
+}
+
+bool zq_device_ws_has_input(const zq_device_ws_t *c)
+{
+    return c->open && c->link.tls != NULL && tls_session_has_plaintext(c->link.tls);
 }
 
 /* Writes what the socket takes now; the rest when the runner sees it writable. */
 static zq_err_t flush(zq_device_ws_t *c)
 {
-    zq_ws_link_t link = {.sock = c->sock, .tls = NULL};
-    zq_err_t err = zq_ws_socket_flush(&c->ws, &link);
+    zq_err_t err = zq_ws_socket_flush(&c->ws, &c->link);
     return err == ZQ_ERR_WOULD_BLOCK ? ZQ_OK : err;
 }
 
-/* The connection is over (§7.1.4): the answer to a close goes out if it fits, then TCP. */
+/* The connection is over (§7.1.4): the answer to a close goes out if it fits, then the link. */
 static zq_err_t finish(zq_device_ws_t *c, uint16_t code, uint16_t *out_code)
 {
     (void)flush(c);
-    zq_port_tcp_close(c->sock);
-    c->sock = ZQ_SOCKET_INVALID;
-    c->open = false;
+    release(c);
     *out_code = code;
     return ZQ_ERR_CLOSED;
 }
@@ -153,9 +203,10 @@ zq_err_t zq_device_ws_service(zq_device_ws_t *c, uint64_t now, bool readable,
     }
     zq_err_t err = ZQ_OK;
     uint8_t buf[512];
+    readable = readable || zq_device_ws_has_input(c);
     for (int i = 0; err == ZQ_OK && readable && i < READS_PER_SERVICE; i++) {
         size_t len = 0;
-        zq_err_t rx = zq_port_tcp_recv(c->sock, buf, sizeof buf, &len);
+        zq_err_t rx = zq_ws_link_recv(&c->link, buf, sizeof buf, &len);
         if (rx == ZQ_ERR_WOULD_BLOCK) {
             break;
         }
@@ -171,8 +222,7 @@ zq_err_t zq_device_ws_service(zq_device_ws_t *c, uint64_t now, bool readable,
 /* A failed write shows up as the socket's reset or end on the next service. */
 zq_err_t zq_device_ws_send_text(zq_device_ws_t *c, const char *text, size_t len)
 {
-    zq_ws_link_t link = {.sock = c->sock, .tls = NULL};
-    return c->open ? zq_ws_socket_send_text(&c->ws, &link, text, len) : ZQ_ERR_CLOSED;
+    return c->open ? zq_ws_socket_send_text(&c->ws, &c->link, text, len) : ZQ_ERR_CLOSED;
 }
 
 void zq_device_ws_close(zq_device_ws_t *c)
@@ -182,7 +232,5 @@ void zq_device_ws_close(zq_device_ws_t *c)
     }
     (void)ws_close(&c->ws, WS_CLOSE_NORMAL, NULL);
     (void)flush(c);
-    zq_port_tcp_close(c->sock);
-    c->sock = ZQ_SOCKET_INVALID;
-    c->open = false;
+    release(c);
 }

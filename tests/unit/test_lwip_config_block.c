@@ -38,6 +38,37 @@ static void a_full_block_sets_every_value(void **state)
     assert_int_equal(cfg.period_ms, 250);
 }
 
+static void time_and_pin_set_the_wss_clients_clock_and_key(void **state)
+{
+    (void)state;
+    /* The pin of 32 bytes 0x00..0x1f, as `openssl ... | base64` prints it. */
+    assert_int_equal(parse("ip=192.0.2.2\nsignal=wss://192.0.2.1:8443/ws\ntime=1796601600\n"
+                           "pin=sha256/AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n"),
+                     ZQ_OK);
+    assert_true(cfg.has_time);
+    assert_true(cfg.time_s == 1796601600u);
+    assert_true(cfg.has_pin);
+    assert_int_equal(cfg.pin[0], 0x00);
+    assert_int_equal(cfg.pin[31], 0x1f);
+    assert_int_equal(parse("ip=192.0.2.2\nsignal=wss://192.0.2.1/ws\n"), ZQ_OK);
+    assert_false(cfg.has_time);
+    assert_false(cfg.has_pin);
+}
+
+static void a_time_or_pin_that_is_not_one_is_refused(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("time=-1\n"), ZQ_ERR_MALFORMED);
+    assert_int_equal(parse("time=17966016OO\n"), ZQ_ERR_MALFORMED);
+    assert_int_equal(parse("time=4102444801\n"), ZQ_ERR_MALFORMED); /* after 2100 */
+    assert_int_equal(parse("pin=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n"),
+                     ZQ_ERR_MALFORMED); /* no sha256/ */
+    assert_int_equal(parse("pin=sha256/AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHg==\n"),
+                     ZQ_ERR_MALFORMED); /* 31 bytes */
+    assert_int_equal(parse("pin=sha256/\n"), ZQ_ERR_MALFORMED);
+    assert_int_equal(line, 1);
+}
+
 static void missing_optional_keys_take_their_defaults(void **state)
 {
     (void)state;
@@ -137,6 +168,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_full_block_sets_every_value),
+        cmocka_unit_test(time_and_pin_set_the_wss_clients_clock_and_key),
+        cmocka_unit_test(a_time_or_pin_that_is_not_one_is_refused),
         cmocka_unit_test(missing_optional_keys_take_their_defaults),
         cmocka_unit_test(blank_lines_and_comments_are_ignored),
         cmocka_unit_test(the_block_ends_at_its_first_nul),

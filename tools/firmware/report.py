@@ -3,8 +3,8 @@
 
   tools/firmware/report.py build-firmware [--arena-peak BYTES] [--stack-peak BYTES]
 
-Reads zq_firmware.map (4 peers), zq_firmware_2.map and zq_firmware_1.map and prints, as a
-Markdown table, flash (text + rodata + data's load image) and static RAM (data + bss) by part:
+Reads zq_firmware.map (4 peers), zq_firmware_2.map, zq_firmware_1.map and zq_firmware_wss.map
+and prints, as a Markdown table, flash (text + rodata + data's load image) and static RAM (data + bss) by part:
 
   zq        the portable core, node, broker, app/ and host/ (libzq_firmware*_core.a, without
             the port's objects below)
@@ -18,7 +18,8 @@ Markdown table, flash (text + rodata + data's load image) and static RAM (data +
   libc      newlib-nano, libgcc
   stack     the main stack (the linker script's .stack: __stack_top - __stack_bottom)
 
-then what one more peer costs (the 4-peer image against the 2-peer one, halved), and the
+then what one more peer costs (the 4-peer image against the 2-peer one, halved), what wss://
+costs (zq_firmware_wss, mbedTLS with TLS, against zq_firmware, by part), and the
 all-in RAM of the device goal: static RAM with the arena counted at its measured peak and the
 stack at its measured high-water mark instead of their reservations, when the test's figures
 are given (tests/firmware/run.mjs prints both).
@@ -33,7 +34,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "footprint"))
 import mapsize  # noqa: E402
 
 PORT_OBJECTS = {"runner", "port_udp", "port_tcp", "port_sys", "port_netif", "mbedtls_arena",
-                "config_block", "format", "libc_format", "ws_device", "ws_socket", "arena"}
+                "config_block", "format", "libc_format", "ws_device", "ws_socket", "ws_link",
+                "wall_clock", "arena"}
 PARTS = ("zq", "main", "port", "arena", "mbedtls", "lwip", "board", "libc", "other")
 GOAL_ALL_IN = 128 * 1024
 GOAL_PER_PEER = 12 * 1024
@@ -45,7 +47,7 @@ def classify(origin, section):
     m = re.search(r"libzq_firmware\w*_core\.a\((\w+)\.c\.obj\)", origin)
     if m:
         return "port" if m.group(1) in PORT_OBJECTS else "zq"
-    if "libzq_mbedtls.a" in origin:
+    if re.search(r"libzq_mbedtls(_wss)?\.a", origin):
         return "mbedtls"
     if "libzq_lwip.a" in origin:
         return "lwip"
@@ -93,6 +95,21 @@ def n(v):
     return f"{v:,}"
 
 
+def wss_costs(plain, wss):
+    """What TLS adds to the image, by part: zq_firmware_wss against zq_firmware."""
+    print()
+    print("What wss:// adds (zq_firmware_wss against zq_firmware, 4 peers):")
+    print()
+    print("| part | flash | static RAM |")
+    print("|---|---:|---:|")
+    for p in PARTS:
+        df, dr = wss.flash(p) - plain.flash(p), wss.ram(p) - plain.ram(p)
+        if df or dr:
+            print(f"| {p} | {df:+,} | {dr:+,} |")
+    print(f"| **total** | **{wss.total_flash() - plain.total_flash():+,}** | "
+          f"**{wss.total_ram() - plain.total_ram():+,}** |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
@@ -118,6 +135,7 @@ def main():
     verdict = "met" if per_peer < GOAL_PER_PEER else "not met"
     print(f"- one more peer: static RAM {n(per_peer)} (goal < {n(GOAL_PER_PEER)}: {verdict}), "
           f"flash {n(per_peer_flash)}; mbedTLS's arena adds its session on top (measured)")
+    wss_costs(four, Image(args.build, "zq_firmware_wss"))
     arena = four.ram("arena")
     if args.arena_peak is not None and args.stack_peak is not None:
         all_in = four.total_ram() - arena - four.stack + args.arena_peak + args.stack_peak

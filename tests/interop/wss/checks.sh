@@ -7,11 +7,12 @@ leaf_ext() { printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nextendedKeyUs
 
 # In the current directory, by OpenSSL: an RSA-4096 root (rsa-ca.key, rsa-ca.pem) and an
 # RSA-2048 leaf whose subjectAltName is $1 (rsa.key, rsa.csr, rsa.pem; its extensions in
-# rsa-leaf.cnf); a P-384 root (ec-ca.*) and a P-256 leaf signed with SHA-384 for localhost and
-# 127.0.0.1 (ec.key, ec.pem). Says FAIL and returns 1 if OpenSSL could not.
+# rsa-leaf.cnf); a P-384 root (ec-ca.*) and a P-256 leaf signed with SHA-384 whose
+# subjectAltName is $2, or localhost and 127.0.0.1 (ec.key, ec.pem). Says FAIL and returns 1
+# if OpenSSL could not.
 wss_make_certs() {
     leaf_ext "$1" >rsa-leaf.cnf
-    leaf_ext DNS:localhost,IP:127.0.0.1 >ec-leaf.cnf
+    leaf_ext "${2:-DNS:localhost,IP:127.0.0.1}" >ec-leaf.cnf
     {
         openssl req -x509 -newkey rsa:4096 -nodes -keyout rsa-ca.key -out rsa-ca.pem -days 30 \
             -subj "/CN=zq test RSA root" &&
@@ -27,10 +28,11 @@ wss_make_certs() {
     } 2>/dev/null || { echo "FAIL: openssl could not make the test certificates" >&2; return 1; }
 }
 
-# Captures TCP port 8443 on loopback into $1 (tshark reads it after), in the background as
-# $cap_pid; returns once dumpcap has written the file's header, so nothing is missed.
+# Captures TCP port 8443 on interface $2 (loopback if none) into $1 (tshark reads it after), in
+# the background as $cap_pid; returns once dumpcap has written the file's header, so nothing
+# is missed.
 wss_capture() {
-    dumpcap -q -i lo -f "tcp port 8443" -w "$1" >"$out/dumpcap.err" 2>&1 &
+    dumpcap -q -i "${2:-lo}" -f "tcp port 8443" -w "$1" >"$out/dumpcap.err" 2>&1 &
     cap_pid=$!
     for _ in $(seq 50); do
         [ -s "$1" ] && break

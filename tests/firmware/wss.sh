@@ -1,0 +1,210 @@
+#!/bin/sh
+# The firmware's wss:// client (zq_firmware_wss: port/ws/ws_device.c over stack/tls, mbedTLS
+# with the device's 1,536 and 1,280-byte records) on the emulated MPS2-AN386 board, against
+# `zq signal --tls-cert` itself; what CTest (firmware_wss) runs. Needs scripts/firmware build.
+#
+#   sh tests/firmware/wss.sh path/to/zq
+#
+# In a network namespace of its own: a tap interface for the board holding 192.0.2.1/24
+# (RFC 5737's TEST-NET-1), the board on 192.0.2.2; an nftables rule drops and counts anything
+# addressed beyond loopback and 192.0.2.0/24, and one such packet fails the run. Every
+# certificate is made here by OpenSSL, for the IP address 192.0.2.1 (the lwIP port has no
+# resolver: the URL names the server by its address, matched against the iPAddress names).
+#
+# Checked:
+#   - the sensor app joins over wss:// (RSA-2048 leaf under an RSA-4096 root, served as a
+#     chain; the root in the board's trust store, the leaf's key pinned): zq's own wss://
+#     client (`zq sub`) gets its telemetry over the mesh and `zq req status` its answer;
+#   - zq signal killed and started again: the board reconnects over TLS, joins again, and its
+#     arena is back at the baseline it had after the first join (no TLS memory kept per
+#     reconnect); three such restarts;
+#   - an ECDSA server (P-256 leaf under a P-384 root, ECDHE-ECDSA) is joined as well;
+#   - refused, with the reason on the console and no join: a trust store of another CA, a pin
+#     of another key, a clock past the certificate's end; a board without a clock does not
+#     start wss:// and says why;
+#   - on the wire (tshark): the board's ClientHello asks for 1 KiB records (RFC 6066 §4) and is
+#     granted them, every ServerHello is TLS 1.2, and no signalling text is in the clear.
+# Figures (the arena's peak with TLS, time to join) are printed, never asserted.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+zq=$1
+firmware="$here/../../scripts/firmware"
+. "$here/../support/echo_env.sh"
+. "$here/../interop/wss/checks.sh"
+[ -f "$here/../../build-firmware/zq_firmware_wss.elf" ] || {
+    echo "firmware_wss: no build-firmware/zq_firmware_wss.elf: scripts/firmware build" >&2
+    exit 1
+}
+echo_env_netns FW_WSS "$0" "$@"
+out=$(mktemp -d)
+status=0
+pids=
+trap 'stop $pids; [ "$status" -ne 0 ] && echo_env_dump_logs; rm -rf "$out"; exit "$status"' EXIT
+trap 'status=1; exit' INT TERM
+
+# ---- The LAN: the board's tap, and nothing beyond it -----------------------------------------
+ip tuntap add dev zq-fw0 mode tap &&
+    ip addr add 192.0.2.1/24 dev zq-fw0 &&
+    ip link set zq-fw0 up &&
+    nft add table inet zq_fw &&
+    nft add chain inet zq_fw out "{ type filter hook output priority 0; }" &&
+    nft add rule inet zq_fw out ip daddr != "{ 127.0.0.0/8, 192.0.2.0/24, 224.0.0.0/24 }" \
+        counter drop &&
+    nft add rule inet zq_fw out ip6 daddr != "{ ::1, ff02::/16 }" counter drop ||
+    { echo "FAIL: the namespace's tap and nftables rules" >&2; status=1; exit; }
+
+# ---- Certificates ----------------------------------------------------------------------------
+certs="$out/certs"
+mkdir -p "$certs"
+cd "$certs" || exit 1
+wss_make_certs IP:192.0.2.1 IP:192.0.2.1 || { status=1; exit; }
+cat rsa.pem rsa-ca.pem >rsa-chain.pem
+spki_pin() { # certificate: curl's sha256//BASE64 form of its key's SHA-256, with one slash
+    printf 'sha256/%s' "$(openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der |
+        openssl dgst -sha256 -binary | base64)"
+}
+rsa_pin=$(spki_pin rsa.pem)
+ec_pin=$(spki_pin ec.pem)
+cd "$out" || exit 1
+
+# ---- Processes -------------------------------------------------------------------------------
+wait_long() { # file pattern seconds: a line matching pattern within seconds
+    n=$(($3 * 10))
+    while [ "$n" -gt 0 ]; do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        n=$((n - 1))
+        sleep 0.1
+    done
+    return 1
+}
+
+start_signal() { # certificate chain, key, log name
+    "$zq" signal --listen 192.0.2.1:8443 --open --tls-cert "$certs/$1" --tls-key "$certs/$2" \
+        >"$out/$3.out" 2>"$out/$3.err" &
+    signal_pid=$!
+    wait_for "$out/$3.out" "listening on https://192.0.2.1:8443" ||
+        { echo "FAIL: zq signal ($3) did not start" >&2; status=1; exit; }
+}
+
+boot() { # name, then scripts/firmware run's options: the sensor app over wss:// in room fw-wss
+    name=$1
+    shift
+    "$firmware" run --image wss --tap zq-fw0 --ip 192.0.2.2/24 --gw 192.0.2.1 \
+        --mac 02:00:00:00:00:02 --app sensor --room fw-wss \
+        --signal wss://192.0.2.1:8443/ws "$@" >"$out/$name.out" 2>&1 &
+    fw_pid=$!
+}
+
+joins() { # name, N: the console has said it joined N times, within 60 s
+    n=600
+    while [ "$(grep -c "^zq: joined room 'fw-wss'" "$out/$1.out")" -lt "$2" ]; do
+        n=$((n - 1))
+        [ "$n" -gt 0 ] || return 1
+        sleep 0.1
+    done
+}
+joined() { joins "$1" 1; }
+
+# The console's arena line after the Nth join ("zq: arena 4321 in use, ...").
+arena_after_join() { # name, N
+    awk -v n="$2" '/^zq: joined room/ { j++ } j == n && /^zq: arena [0-9]+ in use/ { print $3; exit }' \
+        "$out/$1.out"
+}
+
+# Refused: the reason on the console (printed), and no join within the wait.
+refused() { # name, pattern of the reason
+    wait_long "$out/$1.out" "$2" 60 && ! grep -q "^zq: joined room" "$out/$1.out" ||
+        { cat "$out/$1.out"; return 1; }
+    grep -m 1 "$2" "$out/$1.out" | sed 's/^/  console: /' >&3
+}
+exec 3>&1
+
+# check (checks.sh), counted for the summary line scripts/test reads.
+passed=0
+failed=0
+tally() {
+    before=$status
+    status=0
+    check "$@"
+    if [ "$status" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    [ "$before" -eq 0 ] || status=1
+}
+
+over_wss() { # zq command's arguments: run with the test root trusted
+    SSL_CERT_FILE="$certs/rsa-ca.pem" timeout 30 "$zq" "$@" --signal wss://192.0.2.1:8443/ws \
+        --room fw-wss
+}
+telemetry() { over_wss sub 'sensors.#' --count 1 | grep -q temperature; }
+status_answered() { over_wss req status '{}' | grep -q '"kind"'; }
+
+wss_capture "$out/tls.pcapng" zq-fw0
+
+# ---- An RSA server: join, the mesh, restarts -------------------------------------------------
+start_signal rsa-chain.pem rsa.key signal-rsa
+t0=$(date +%s%N)
+boot rsa --ca "$certs/rsa-ca.pem" --pin "$rsa_pin"
+tally "the sensor firmware joins over wss:// (RSA chain to the board's root, key pinned)" joined rsa
+echo "  joined $((($(date +%s%N) - t0) / 1000000)) ms after QEMU started"
+tally "zq sub over wss:// gets the firmware's telemetry through the mesh" telemetry
+tally "zq req status over wss:// is answered by the firmware" status_answered
+baseline=$(arena_after_join rsa 1)
+for i in 2 3 4; do
+    stop "$signal_pid"
+    start_signal rsa-chain.pem rsa.key "signal-rsa-$i"
+    tally "zq signal restarted ($((i - 1)) of 3): the firmware reconnects over TLS, joins" \
+        joins rsa "$i"
+    sleep 1
+    after=$(arena_after_join rsa "$i")
+    tally "  ... its arena back at the first join's ($baseline B): $after B" \
+        test "${after:-x}" = "$baseline"
+done
+grep -m 1 "^zq: arena" "$out/rsa.out" | sed 's/^/  after the first RSA join: /'
+grep "^zq: arena" "$out/rsa.out" | tail -n 1 | sed 's/^/  after the mesh and 3 restarts: /'
+grep "^firmware: stack high-water" "$out/rsa.out" | tail -n 1 | sed 's/^/  /'
+stop "$fw_pid"
+
+# ---- Refusals against the same server ---------------------------------------------------------
+boot other-ca --ca "$certs/ec-ca.pem"
+tally "a trust store of another CA: refused, the console says why, no join" \
+    refused other-ca "certificate was refused: .*CA"
+stop "$fw_pid"
+boot other-pin --ca "$certs/rsa-ca.pem" --pin "$ec_pin"
+tally "a pin of another key: refused, the console says why, no join" \
+    refused other-pin "certificate was refused: .*pin"
+stop "$fw_pid"
+boot late --ca "$certs/rsa-ca.pem" --time 4000000000
+tally "a clock past the certificate's end (2096): refused as expired, no join" \
+    refused late "certificate was refused: .*expired"
+stop "$fw_pid"
+boot no-clock --ca "$certs/rsa-ca.pem" --time none
+tally "no clock: wss:// does not start, and the console says why" \
+    refused no-clock "wall clock is not set"
+stop "$fw_pid"
+stop "$signal_pid"
+
+# ---- An ECDSA server ---------------------------------------------------------------------------
+start_signal ec.pem ec.key signal-ec
+boot ec --ca "$certs/ec-ca.pem"
+tally "an ECDSA P-256 server under a P-384 root (ECDHE-ECDSA): joined" joined ec
+grep -m 1 "^zq: arena" "$out/ec.out" | sed 's/^/  after the ECDSA join: /'
+stop "$fw_pid"
+stop "$signal_pid"
+
+# ---- The wire ----------------------------------------------------------------------------------
+stop "$cap_pid"
+asked=$(tshark -r "$out/tls.pcapng" -Y "tls.handshake.type == 1 && ip.src == 192.0.2.2" -T fields \
+    -e tls.handshake.max_fragment_length 2>/dev/null | sort -u | tr '\n' ' ')
+granted=$(tshark -r "$out/tls.pcapng" -Y "tls.handshake.type == 2" -T fields \
+    -e tls.handshake.max_fragment_length 2>/dev/null | sort -u | tr '\n' ' ')
+versions=$(tshark -r "$out/tls.pcapng" -Y "tls.handshake.type == 2" -T fields \
+    -e tls.handshake.version 2>/dev/null | sort -u | tr '\n' ' ')
+clear=$(tshark -r "$out/tls.pcapng" -Y 'tcp.payload contains "topicId"' 2>/dev/null | wc -l)
+tally "wire: the board asks for 1 KiB records ('$asked', 2 = 2^10)" test "$asked" = "2 "
+tally "wire: and is granted them ('$granted')" test "$granted" = "2 "
+tally "wire: every ServerHello is TLS 1.2 ('$versions')" test "$versions" = "0x0303 "
+tally "wire: no signalling text in the clear ($clear packets)" test "$clear" -eq 0
+leaked=$(nft list chain inet zq_fw out | sed -n 's/.*counter packets \([0-9]*\).*/\1/p' |
+    awk '{ n += $1 } END { print n + 0 }')
+tally "no packet addressed beyond the namespace ($leaked dropped)" test "$leaked" -eq 0
+
+echo "firmware_wss: $passed passed, $failed failed"
