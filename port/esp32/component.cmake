@@ -38,10 +38,11 @@ idf_component_register(
   SRCS ${zq_core_srcs}
        # port/bsd: the BSD-socket code port/posix shares, over lwIP (bsd_lwip.c: lwIP's ways)
        "${ZQ_ROOT}/port/bsd/sockaddr.c" "${ZQ_ROOT}/port/bsd/port_udp.c"
-       "${ZQ_ROOT}/port/bsd/port_tcp.c" "${ZQ_ROOT}/port/ws/ws_socket.c" "${ZQ_ROOT}/port/ws/ws_link.c" "${ZQ_ROOT}/port/ws/ws_device.c"
-       "${ZQ_ROOT}/port/arena/arena.c" "${_zq_port}/bsd_lwip.c" "${_zq_port}/esp32_ws.c"
-       "${_zq_port}/identity.c" "${_zq_port}/mbedtls_arena.c" "${_zq_port}/port_netif.c"
-       "${_zq_port}/port_sys.c" "${_zq_port}/runner.c"
+       "${ZQ_ROOT}/port/bsd/port_tcp.c" "${ZQ_ROOT}/port/ws/ws_socket.c"
+       "${ZQ_ROOT}/port/ws/ws_link.c" "${ZQ_ROOT}/port/ws/ws_device.c"
+       "${ZQ_ROOT}/port/arena/arena.c" "${_zq_port}/bsd_lwip.c" "${_zq_port}/identity.c"
+       "${_zq_port}/mbedtls_arena.c" "${_zq_port}/port_netif.c" "${_zq_port}/port_sys.c"
+       "${_zq_port}/runner.c"
   INCLUDE_DIRS "${_zq_port}/include" "${ZQ_ROOT}/include" "${ZQ_ROOT}"
   REQUIRES esp_hw_support esp_netif esp_timer freertos log lwip mbedtls
   PRIV_REQUIRES heap nvs_flash)
@@ -53,6 +54,12 @@ if(NOT CMAKE_BUILD_EARLY_EXPANSION)
   target_include_directories(${COMPONENT_LIB} PUBLIC "${zq_config_dir}")
   # PUBLIC: the application's files that include zq headers must see the same capacities.
   target_compile_definitions(${COMPONENT_LIB} PUBLIC ZQ_CONFIG_FILE="zq_idf_config.h")
+  # wss://: ESP-IDF's mbedTLS has what stack/tls needs (its TLS client, X.509, RFC 6066's
+  # max_fragment_length); ZQ_MBEDTLS_TLS is the mark zq's own configuration sets
+  # (config/zq_mbedtls_tls.h). PUBLIC: the runner's structure holds the trust store.
+  if(CONFIG_ZQ_ESP32_WSS)
+    target_compile_definitions(${COMPONENT_LIB} PUBLIC ZQ_MBEDTLS_TLS=1)
+  endif()
   target_compile_options(${COMPONENT_LIB} PRIVATE -Wall -Wextra -Wshadow -Wvla -Wformat=2
                                                   -Wno-sign-conversion)
 endif()

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/select.h>
+#include <time.h>
 
 #include "esp_log.h"
 #include "freertos/FreeRTOS.h"
@@ -15,6 +16,10 @@
 #include "port/esp32/mbedtls_arena.h"
 #include "sdkconfig.h"
 #include "zq/time.h"
+
+#if defined(ZQ_MBEDTLS_TLS)
+#include "esp_crt_bundle.h"
+#endif
 
 static const char *TAG = "zq";
 
@@ -128,7 +133,13 @@ static zq_err_t open_signal(zq_esp32_runner_t *r, const char **why)
         *why = "the host name does not resolve to an IPv4 address";
         return ZQ_ERR_NOT_FOUND;
     }
-    return zq_device_ws_open(&r->ws, &r->url, &server, CONFIG_ZQ_ESP32_SIGNAL_TIMEOUT_MS, why);
+#if defined(ZQ_MBEDTLS_TLS)
+    tls_client_config_t *trust = r->url.secure ? &r->trust : NULL;
+#else
+    tls_client_config_t *trust = NULL; /* zq_device_url_parse() refused wss:// */
+#endif
+    return zq_device_ws_open(&r->ws, &r->url, &server, trust, CONFIG_ZQ_ESP32_SIGNAL_TIMEOUT_MS,
+                             why);
 }
 
 static void connect_signal(zq_esp32_runner_t *r)
@@ -227,6 +238,10 @@ static void run_once(zq_esp32_runner_t *r)
     uint64_t deadline = zq_host_next_timeout(&r->host);
     uint64_t wait = deadline <= now ? 0 : deadline - now;
     wait = wait > MAX_WAIT_MS ? MAX_WAIT_MS : wait;
+    /* Bytes TLS decrypted already leave the socket unreadable: no wait for them. */
+    bool tls_input = zq_device_ws_has_input(&r->ws);
+    wait = tls_input ? 0 : wait;
+    int ws_fd = r->ws.link.sock;
     fd_set rd;
     fd_set wr;
     FD_ZERO(&rd);
@@ -234,11 +249,11 @@ static void run_once(zq_esp32_runner_t *r)
     FD_SET(r->udp, &rd);
     int max_fd = r->udp;
     if (r->ws.open) {
-        FD_SET(r->ws.sock, &rd);
+        FD_SET(ws_fd, &rd);
         if (zq_device_ws_wants_write(&r->ws)) {
-            FD_SET(r->ws.sock, &wr);
+            FD_SET(ws_fd, &wr);
         }
-        max_fd = r->ws.sock > max_fd ? r->ws.sock : max_fd;
+        max_fd = ws_fd > max_fd ? ws_fd : max_fd;
     }
     struct timeval tv = {.tv_sec = (time_t)(wait / 1000u),
                          .tv_usec = (suseconds_t)((wait % 1000u) * 1000u)};
@@ -251,10 +266,11 @@ static void run_once(zq_esp32_runner_t *r)
     if (n > 0 && FD_ISSET(r->udp, &rd)) {
         read_udp(r);
     }
-    bool ws_ready = n > 0 && r->ws.open && (FD_ISSET(r->ws.sock, &rd) || FD_ISSET(r->ws.sock, &wr));
-    if (ws_ready) {
+    bool ws_readable = n > 0 && r->ws.open && FD_ISSET(ws_fd, &rd);
+    bool ws_writable = n > 0 && r->ws.open && FD_ISSET(ws_fd, &wr);
+    if (ws_readable || ws_writable || tls_input) {
         now = zq_port_now_ms();
-        service_signal(r, now, FD_ISSET(r->ws.sock, &rd));
+        service_signal(r, now, ws_readable);
         send_outputs(r, now);
     }
     now = zq_port_now_ms();
@@ -319,6 +335,38 @@ static zq_err_t start_node(zq_esp32_runner_t *r)
     return err;
 }
 
+/* 2026-01-01T00:00:00Z: a clock before it was never set (SNTP has not answered). */
+#define CLOCK_SET_AFTER 1767225600
+
+/* wss://: ESP-IDF's certificate bundle (CONFIG_MBEDTLS_CERTIFICATE_BUNDLE), the pin if any. */
+static zq_err_t start_trust(zq_esp32_runner_t *r)
+{
+#if defined(ZQ_MBEDTLS_TLS)
+    if (!r->url.secure) {
+        return ZQ_OK;
+    }
+    zq_err_t err = tls_client_config_init_attached(&r->trust, &r->rand, esp_crt_bundle_attach,
+                                                   r->has_pin ? r->pin : NULL);
+    if (err != ZQ_OK) {
+        ESP_LOGE(TAG, "wss://: ESP-IDF's certificate bundle did not attach: %s",
+                 zq_strerror(err));
+        return err;
+    }
+#if defined(MBEDTLS_HAVE_TIME_DATE)
+    if (time(NULL) < CLOCK_SET_AFTER) {
+        ESP_LOGW(TAG, "wss://: the clock is not set (SNTP): the server's certificate will look "
+                      "not valid yet");
+    }
+#else
+    ESP_LOGW(TAG, "wss://: certificates' dates are not checked (CONFIG_MBEDTLS_HAVE_TIME_DATE "
+                  "is off)");
+#endif
+#else
+    (void)r;
+#endif
+    return ZQ_OK;
+}
+
 static zq_err_t start(zq_esp32_runner_t *r)
 {
     (void)zq_port_init();
@@ -328,7 +376,11 @@ static zq_err_t start(zq_esp32_runner_t *r)
      * an address, so over Wi-Fi after the radio started (zq_port_rand(); over Ethernet alone
      * it is not, port/esp32/README.md). */
     wait_for_address(r);
-    zq_err_t err = start_dtls(r);
+    zq_err_t err = start_trust(r);
+    if (err != ZQ_OK) {
+        return err;
+    }
+    err = start_dtls(r);
     if (err != ZQ_OK) {
         ESP_LOGE(TAG, "no DTLS identity: %s", zq_strerror(err));
         return err;
@@ -379,6 +431,12 @@ esp_err_t zq_esp32_runner_start(zq_esp32_runner_t *r, const zq_esp32_options_t *
         return ESP_ERR_INVALID_ARG;
     }
     memcpy(r->room, opt->room, room + 1);
+#if defined(ZQ_MBEDTLS_TLS)
+    if (opt->tls_pin != NULL) {
+        r->has_pin = true;
+        memcpy(r->pin, opt->tls_pin, sizeof r->pin);
+    }
+#endif
     if (cb != NULL) {
         r->cb = *cb;
     }

@@ -40,8 +40,15 @@
 #include "zq/rand.h"
 
 typedef struct {
-    const char *signal_url; /**< ws://host[:port]/path of `zq signal` (copied at start) */
+    /** ws:// or wss://host[:port]/path of `zq signal` (copied at start). wss:// needs
+     *  CONFIG_ZQ_ESP32_WSS: the server's chain is checked against ESP-IDF's certificate
+     *  bundle (esp_crt_bundle_attach), its name against the host, its dates against the
+     *  clock (set it first: SNTP). */
+    const char *signal_url;
     const char *room;       /**< the room, also the data channels' label (copied at start) */
+    /** wss://: the SHA-256 of the server's SubjectPublicKeyInfo (32 bytes, copied), checked
+     *  besides the chain; NULL: none. */
+    const uint8_t *tls_pin;
 } zq_esp32_options_t;
 
 /** The application's side. Every member may be NULL; all run in the runner's task, and the
@@ -73,6 +80,11 @@ typedef struct {
     brk_t brk;
     zq_host_t host;                   /* node + broker + signalling link: host/host.h */
     zq_device_ws_t ws;
+#if defined(ZQ_MBEDTLS_TLS)
+    tls_client_config_t trust;        /* wss://: ESP-IDF's certificate bundle, the pin */
+    bool has_pin;
+    uint8_t pin[TLS_PIN_LEN];
+#endif
     zq_socket_t udp;
     zq_addr_t local;                  /* the UDP socket's address: the host candidate */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
