@@ -20,7 +20,16 @@
  * failing the connection, whose messages are JSON text. With every client reading, the
  * server goes quiet (no fd stays ready forever); after the stop every slot is free, the
  * router empty and every descriptor closed. ZQ_FUZZ_SIGNAL_LOG=1 writes the server's log and
- * a line per run of what the router dropped and each client read. */
+ * a line per run of what the router dropped and each client read.
+ *
+ * With TLS (the first byte's bit 4: --tls-cert, server/signal_tls.c in front of all of it),
+ * each connection is a TLS front: a client is a TLS 1.2 client of stack/tls (trusting the
+ * server's self-signed certificate) that finishes its handshake when it connects, then sends
+ * and reads everything above through its session; a half-close sends its close_notify first.
+ * A connection's bit 3 (and every one through the listener) makes a raw client instead, whose
+ * bytes reach the front as they are. Checked besides: every record the server sends decrypts,
+ * a handshake only fails when the server closed the connection, a front holds its descriptors
+ * once, every front is free after the stop and the TLS arena back where it started. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -37,9 +46,12 @@
 #include <unistd.h>
 
 #include "server/signal_server.h"
+#include "stack/tls/tls_client.h"
+#include "stack/tls/tls_server.h"
 #include "zq/json.h"
 #include "signal/ws.h"
 #include "fuzz_support.h"
+#include "fuzz_trust.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SETTLE_ROUNDS 256  /* dispatches the server gets to go quiet at the end */
 #define START_MS 1000000u
 #define FD_CAP 4096
+#define HANDSHAKE_ROUNDS 64 /* client steps and dispatches a TLS handshake gets */
 
 enum {
     OP_CONNECT,
@@ -96,6 +109,8 @@ typedef enum { OUT_HEAD, OUT_BODY, OUT_WS } out_state_t;
 typedef struct {
     int fd; /* -1 once closed */
     bool stalled, eof;
+    bool secure;     /* a TLS client: everything goes through tls */
+    tls_session_t tls;
     out_state_t out;
     size_t head_len;
     char head[1024];
@@ -112,6 +127,11 @@ static size_t client_count;
 static uint64_t now;
 static uint32_t rand_state;
 static bool verbose; /* ZQ_FUZZ_SIGNAL_LOG */
+static bool tls_mode; /* this run's server speaks TLS */
+static tls_server_config_t tls_identity;
+static tls_client_config_t tls_trust; /* the clients': the server's certificate */
+static size_t tls_baseline;           /* the arena in use with both configurations */
+static uint8_t tls_arena[8 * 1024 * 1024]; /* 40 clients' and fronts' sessions at once */
 
 static int listener = -1; /* a Unix socket's, as the server's TCP one */
 static struct sockaddr_un listen_addr;
@@ -177,6 +197,16 @@ static void check_server(void)
         mark_fd(h->fd);
         if (h->file >= 0) {
             mark_fd(h->file);
+        }
+    }
+    for (size_t i = 0; i < ZQ_SIGNAL_MAX_TLS; i++) {
+        const tls_front_t *f = &srv.tls_front[i];
+        if (f->state != TLSF_FREE) { /* a free front's fds are never read: not checked */
+            check(tls_mode);
+            mark_fd(f->net);
+            if (f->plain >= 0) {
+                mark_fd(f->plain);
+            }
         }
     }
     unsigned open = check_ws_slots();
@@ -296,29 +326,87 @@ static void client_head(client_t *c, const uint8_t *data, size_t len)
     client_feed_ws(c, data + rest, len - rest);
 }
 
+/* What the server said, in the clear (a TLS client's decrypted). */
+static void client_plain(client_t *c, const uint8_t *buf, size_t n)
+{
+    if (c->out == OUT_HEAD) {
+        client_head(c, buf, n);
+    } else if (c->out == OUT_WS) {
+        client_feed_ws(c, buf, n);
+    } else {
+        client_body(c, n);
+    }
+}
+
+/* The server's FIN, or a reset (it closed with our bytes unread), or its close_notify. */
+static void client_ended(client_t *c)
+{
+    c->eof = true;
+    if (c->out == OUT_WS) {
+        ws_transport_closed(&c->ws);
+        client_events(c);
+    }
+}
+
+/* A TLS client's ciphertext, as far as the socket takes it; the rest waits in its session. */
+static void client_flush(client_t *c)
+{
+    const uint8_t *out;
+    size_t n;
+    while (c->fd >= 0 && tls_session_output(&c->tls, &out, &n)) {
+        ssize_t k = send(c->fd, out, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k <= 0) {
+            return;
+        }
+        tls_session_output_consumed(&c->tls, (size_t)k);
+    }
+}
+
+/* Every record the server sends must decrypt; during the handshake the bytes only wait. */
+static void client_decrypt(client_t *c)
+{
+    uint8_t plain[4096];
+    size_t got = 0;
+    zq_err_t err;
+    while (c->tls.state == TLS_OPEN &&
+           (err = tls_session_read(&c->tls, plain, sizeof plain, &got)) == ZQ_OK) {
+        client_plain(c, plain, got);
+    }
+    if (c->tls.state == TLS_CLOSED) {
+        client_ended(c);
+    }
+    check(c->tls.state != TLS_FAILED);
+}
+
 static void client_read(client_t *c)
 {
     uint8_t buf[8192];
+    if (c->secure) {
+        client_flush(c);
+    }
     for (int i = 0; i < 64 && c->fd >= 0 && !c->eof; i++) {
-        ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+        size_t cap = sizeof buf;
+        if (c->secure) {
+            size_t room = tls_session_input_room(&c->tls);
+            cap = room < cap ? room : cap;
+            if (cap == 0) {
+                return; /* its session holds a handshake's bytes still */
+            }
+        }
+        ssize_t n = recv(c->fd, buf, cap, MSG_DONTWAIT);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             return;
         }
-        if (n <= 0) { /* the server's FIN, or a reset (it closed with our bytes unread) */
-            c->eof = true;
-            if (c->out == OUT_WS) {
-                ws_transport_closed(&c->ws);
-                client_events(c);
-            }
+        if (n <= 0) {
+            client_ended(c);
             return;
         }
-        if (c->out == OUT_HEAD) {
-            client_head(c, buf, (size_t)n);
-        } else if (c->out == OUT_WS) {
-            client_feed_ws(c, buf, (size_t)n);
-        } else {
-            client_body(c, (size_t)n);
+        if (!c->secure) {
+            client_plain(c, buf, (size_t)n);
+            continue;
         }
+        (void)tls_session_feed(&c->tls, buf, (size_t)n); /* all of it: n <= room */
+        client_decrypt(c);
     }
 }
 
@@ -331,10 +419,34 @@ static void drain_clients(void)
     }
 }
 
+/* A TLS client's plaintext in records, as far as its session and socket take them; the rest
+ * is lost, as if the client gave up. */
+static void client_send_tls(client_t *c, const uint8_t *p, size_t len)
+{
+    while (c->fd >= 0 && c->tls.state == TLS_OPEN && len > 0) {
+        size_t room = tls_session_write_room(&c->tls);
+        if (room == 0) {
+            client_flush(c);
+            room = tls_session_write_room(&c->tls);
+        }
+        size_t taken = 0;
+        if (room == 0 || tls_session_write(&c->tls, p, len < room ? len : room, &taken) != ZQ_OK) {
+            return;
+        }
+        p += taken;
+        len -= taken;
+    }
+    client_flush(c);
+}
+
 /* What fits the client's socket buffer; the rest is lost, as if the client gave up. */
 static void client_send(client_t *c, const void *data, size_t len)
 {
     const uint8_t *p = data;
+    if (c->secure) {
+        client_send_tls(c, p, len);
+        return;
+    }
     while (c->fd >= 0 && len > 0) {
         ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n <= 0) {
@@ -379,7 +491,28 @@ static client_t *pick(input_t *in)
     return client_count > 0 ? &clients[k % client_count] : NULL;
 }
 
-static client_t *client_new(int fd, const uint8_t *bytes, size_t n)
+static void dispatch(void);
+
+/* A TLS client's handshake, to its end: client steps and server dispatches in turn. It fails
+ * only when the server closed the connection (its arena full, say). */
+static void client_handshake(client_t *c)
+{
+    zq_err_t err = ZQ_ERR_WOULD_BLOCK;
+    for (int round = 0; round < HANDSHAKE_ROUNDS && err == ZQ_ERR_WOULD_BLOCK && !c->eof;
+         round++) {
+        const char *why;
+        err = tls_session_handshake(&c->tls, &why);
+        client_flush(c);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            dispatch(); /* the server's turn; its answer is read into the session */
+        }
+    }
+    check(err == ZQ_OK || c->eof);
+    client_decrypt(c); /* what came with the last flight */
+}
+
+/* @p secure: a TLS client, when the arena lets it start one. */
+static client_t *client_new(int fd, bool secure, const uint8_t *bytes, size_t n)
 {
     client_t *c = &clients[client_count++];
     c->fd = fd;
@@ -389,6 +522,10 @@ static client_t *client_new(int fd, const uint8_t *bytes, size_t n)
     c->head_len = 0;
     c->id[0] = '\0';
     c->messages = 0;
+    c->secure = secure && tls_client_start(&c->tls, &tls_trust, "localhost") == ZQ_OK;
+    if (c->secure) {
+        client_handshake(c);
+    }
     client_send(c, bytes, n); /* what came with the connection */
     return c;
 }
@@ -402,7 +539,7 @@ static void connect_to_listener(const uint8_t *bytes, size_t n)
         (void)close(fd); /* its backlog is full */
         return;
     }
-    (void)client_new(fd, bytes, n);
+    (void)client_new(fd, false, bytes, n); /* raw: the server accepts it at its next dispatch */
 }
 
 /* Else one end of a socketpair, handed to the server as the listener would. Arg bit 0: the
@@ -430,9 +567,13 @@ static void op_connect(input_t *in)
     if ((arg & 2) == 0) {
         peer = zq_addr_v4(127, 0, 0, 1, (uint16_t)(40000u + client_count));
     }
-    (void)client_new(sv[1], bytes, n);
-    signal_http_accept(&srv, sv[0], &peer, now);
+    if (tls_mode) {
+        signal_tls_accept(&srv, sv[0], &peer, now); /* as the listener hands it over */
+    } else {
+        signal_http_accept(&srv, sv[0], &peer, now);
+    }
     check_server();
+    (void)client_new(sv[1], tls_mode && (arg & 8) == 0, bytes, n);
 }
 
 /* The bytes with each 0x01 N replaced by client N's id (its welcome's peerId), each 0x02 M by
@@ -580,6 +721,10 @@ static void op_client(input_t *in, uint8_t op)
     if (op == OP_STALL) {
         c->stalled = !c->stalled;
     } else if (op == OP_SHUT) {
+        if (c->secure) {
+            tls_session_close_notify(&c->tls); /* RFC 5246 §7.2.1, then the FIN */
+            client_flush(c);
+        }
         (void)shutdown(c->fd, SHUT_WR);
     } else {
         (void)close(c->fd);
@@ -614,13 +759,16 @@ static void step(input_t *in)
 /* ---- A run ---------------------------------------------------------------------------------- */
 
 /* Byte 0: bit 0 --allow-origin http://good.example; bit 1 --token-key-file; bit 2
- * --idle-timeout 3 (else 45); bit 3 no --web. What cmd_signal.c's configure() sets. */
+ * --idle-timeout 3 (else 45); bit 3 no --web; bit 4 --tls-cert. What cmd_signal.c's
+ * configure() sets. */
 static void start(uint8_t setup)
 {
     /* The slots are free (the last run ended with every one free); the rest starts over. */
     memset(&srv, 0, offsetof(signal_server_t, ws));
     rand_state = 1;
     signal_server_init(&srv, &loop, &rand_src);
+    tls_mode = (setup & 16) != 0;
+    srv.tls = tls_mode ? &tls_identity : NULL;
     srv.idle_ms = (setup & 4) ? 3000 : 45000;
     srv.origins = good_origin;
     srv.origin_count = (setup & 1) ? 1 : 0;
@@ -662,6 +810,7 @@ static void finish(void)
         dispatch();
     }
     signal_shutdown_all(&srv);
+    signal_tls_shutdown_all(&srv, now); /* as signal_serve() stops */
     drain_clients();
     if (verbose) {
         report();
@@ -672,12 +821,20 @@ static void finish(void)
         check(srv.http[i].state == HTTP_FREE && srv.http[i].fd == -1);
     }
     check(sig_router_client_count(&srv.router) == 0);
+    for (size_t i = 0; i < ZQ_SIGNAL_MAX_TLS; i++) {
+        check(srv.tls_front[i].state == TLSF_FREE);
+    }
     for (size_t i = 0; i < client_count; i++) {
         if (clients[i].fd >= 0) {
             (void)close(clients[i].fd);
             clients[i].fd = -1;
         }
+        if (clients[i].secure) {
+            tls_session_free(&clients[i].tls);
+            clients[i].secure = false;
+        }
     }
+    check(fuzz_arena_in_use() == tls_baseline); /* every session of the run gave it back */
     (void)close(srv.epfd);
     srv.epfd = -1;
 }
@@ -762,5 +919,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (size_t i = 0; i < MAX_CONNS; i++) {
         clients[i].fd = -1;
     }
+    /* --tls-cert's identity, and the clients' trust in it (the certificate is its own CA). */
+    dtls_arena_init(tls_arena, sizeof tls_arena);
+    check(tls_server_config_init(&tls_identity, &rand_src, fuzz_server_cert,
+                                 sizeof fuzz_server_cert - 1, fuzz_server_key,
+                                 sizeof fuzz_server_key - 1) == ZQ_OK);
+    check(tls_client_config_init(&tls_trust, &rand_src, fuzz_server_cert,
+                                 sizeof fuzz_server_cert - 1, NULL) == ZQ_OK);
+    tls_baseline = fuzz_arena_in_use();
     return 0;
 }
