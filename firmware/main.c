@@ -6,7 +6,8 @@
  * Boot: the board's clock, console and network; the block read; lwIP up with the block's
  * address; then port/lwip's runner with the app: `echo` (what `zq echo` does, node/echo.h),
  * `sensor` or `actuator` (the demo's devices, app/, what `zq device` runs). The console says
- * each step, how long boot took, and the loop's stack high-water mark now and then. */
+ * each step, how long boot took, and the loop's stack high-water mark now and then; a line
+ * typed on it (`ip A.B.C.D`) changes the board's address, as a DHCP renewal would. */
 #include <string.h>
 
 #include "app/actuator.h"
@@ -204,6 +205,56 @@ static bool start_network(void)
     return true;
 }
 
+/* ---- The console: the emulated board's stand-in for a DHCP server ---------------------------- */
+
+#define CONSOLE_LINE_MAX 64
+
+static char console_line[CONSOLE_LINE_MAX];
+static size_t console_len;
+static bool console_overflow;
+
+/* `ip A.B.C.D`: the board's address changes, as a DHCP renewal that hands out another would
+ * change it (this board has no DHCP server to ask); the runner sees it, moves its socket and
+ * rejoins with the new candidates (runner.h). */
+static void console_command(const char *line, size_t len)
+{
+    zq_addr_t a;
+    if (len > 3 && memcmp(line, "ip ", 3) == 0 &&
+        zq_addr_parse_ip(line + 3, len - 3, &a) == ZQ_OK && a.family == ZQ_AF_INET4) {
+        ip4_addr_t ip;
+        to_ip4(&a, &ip);
+        netif_set_ipaddr(&netif, &ip);
+        zq_lwip_printf("firmware: console: address now %u.%u.%u.%u", a.ip[0], a.ip[1], a.ip[2],
+                       a.ip[3]);
+        return;
+    }
+    zq_lwip_printf("firmware: console: unknown command (ip A.B.C.D)");
+}
+
+/* Whole lines from the console, each a command; a line too long is refused whole. */
+static void read_console(void)
+{
+    int ch;
+    while ((ch = board_console_getc()) >= 0) {
+        if (ch != '\r' && ch != '\n') {
+            if (console_len < sizeof console_line) {
+                console_line[console_len++] = (char)ch;
+            } else {
+                console_overflow = true;
+            }
+            continue;
+        }
+        if (console_overflow) {
+            zq_lwip_printf("firmware: console: a line of more than %u characters, ignored",
+                           (unsigned)sizeof console_line);
+        } else if (console_len > 0) {
+            console_command(console_line, console_len);
+        }
+        console_len = 0;
+        console_overflow = false;
+    }
+}
+
 /* Each open peer's SCTP state: what a stalled transfer shows first. */
 static void report_peers(void)
 {
@@ -266,6 +317,7 @@ int main(void)
         if (!zq_lwip_runner_turn(&runner)) {
             board_idle();
         }
+        read_console();
         report(board_now_ms());
     }
 }

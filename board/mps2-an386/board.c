@@ -17,7 +17,9 @@
 #define UART_CTRL REG(0x40004008u)
 #define UART_BAUDDIV REG(0x40004010u)
 #define UART_STATE_TX_FULL 1u
+#define UART_STATE_RX_FULL 2u
 #define UART_CTRL_TX_EN 1u
+#define UART_CTRL_RX_EN 2u
 /* SysTick */
 #define SYST_CSR REG(0xE000E010u)
 #define SYST_RVR REG(0xE000E014u)
@@ -40,7 +42,7 @@ void board_init(void)
 {
     /* 115200 baud from 25 MHz; QEMU ignores the rate but wants a divider of 16 or more. */
     UART_BAUDDIV = BOARD_CPU_HZ / 115200u;
-    UART_CTRL = UART_CTRL_TX_EN;
+    UART_CTRL = UART_CTRL_TX_EN | UART_CTRL_RX_EN;
     SYST_RVR = BOARD_CPU_HZ / 1000u - 1u;
     SYST_CVR = 0;
     SYST_CSR = SYST_CSR_ENABLE_TICKINT_CPUCLK;
@@ -81,6 +83,11 @@ void board_console_write(const char *s, size_t n)
         }
         UART_DATA = (uint8_t)s[i];
     }
+}
+
+int board_console_getc(void)
+{
+    return (UART_STATE & UART_STATE_RX_FULL) ? (int)(UART_DATA & 0xffu) : -1;
 }
 
 const char *board_config_text(void)

@@ -52,6 +52,9 @@ void board_idle(void);
 
 /** Writes @p n bytes to the console (UART0: QEMU's -serial), waiting for room. */
 void board_console_write(const char *s, size_t n);
+/** The next byte typed on the console (UART0's receiver: QEMU's stdin), or -1 if none waits.
+ *  Polled: the UART holds one byte, so a caller reads every turn of its loop. */
+int board_console_getc(void);
 
 /** The configuration block: its text up to its NUL, or "" when the loader put none. */
 const char *board_config_text(void);

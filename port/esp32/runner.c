@@ -231,6 +231,40 @@ static void handle_timeouts(zq_esp32_runner_t *r, uint64_t now)
     send_outputs(r, now);
 }
 
+/* ---- The device's address ------------------------------------------------------------------ */
+
+/* A new address (a DHCP renewal, another access point): the UDP socket moves to it on the same
+ * port, the signalling connection goes (its socket is bound to the old one), and the host
+ * rejoins at once with the new candidates (zq_host_hosts_changed). */
+static void watch_address(zq_esp32_runner_t *r, uint64_t now)
+{
+    if (now < r->next_address_check) {
+        return;
+    }
+    r->next_address_check = now + ADDRESS_POLL_MS;
+    zq_addr_t addr;
+    if (zq_port_host_addresses(&addr, 1, false) == 0 || memcmp(addr.ip, r->local.ip, 4) == 0) {
+        return; /* none (the link is down: nothing to move to yet), or the same */
+    }
+    char was[ZQ_ADDR_TEXT_MAX];
+    char is[ZQ_ADDR_TEXT_MAX];
+    (void)zq_addr_format(&r->local, was, sizeof was);
+    addr.port = r->local.port;
+    zq_socket_t udp;
+    zq_addr_t bound;
+    if (zq_port_udp_open(&udp, &addr, &bound) != ZQ_OK) {
+        ESP_LOGW(TAG, "address changed from %s, and no UDP socket on the new one yet", was);
+        return; /* tried again at the next check */
+    }
+    zq_port_udp_close(r->udp);
+    r->udp = udp;
+    r->local = bound;
+    (void)zq_addr_format(&r->local, is, sizeof is);
+    ESP_LOGI(TAG, "address changed from %s to %s; rejoining", was, is);
+    zq_device_ws_close(&r->ws);
+    zq_host_hosts_changed(&r->host, now, &r->local, 1);
+}
+
 /* One turn: wait for a socket or the next deadline, then handle what came. */
 static void run_once(zq_esp32_runner_t *r)
 {
@@ -238,6 +272,7 @@ static void run_once(zq_esp32_runner_t *r)
     uint64_t deadline = zq_host_next_timeout(&r->host);
     uint64_t wait = deadline <= now ? 0 : deadline - now;
     wait = wait > MAX_WAIT_MS ? MAX_WAIT_MS : wait;
+    watch_address(r, now); /* MAX_WAIT_MS bounds how late a change is seen */
     /* Bytes TLS decrypted already leave the socket unreadable: no wait for them. */
     bool tls_input = zq_device_ws_has_input(&r->ws);
     wait = tls_input ? 0 : wait;

@@ -10,6 +10,8 @@
 /* Datagrams read per turn before the signalling socket and the timers get theirs. */
 #define RX_BURST 16
 #define DEFAULT_SIGNAL_TIMEOUT_MS 5000u
+/* How often the loop looks at the interface's address (a DHCP renewal may change it). */
+#define ADDRESS_CHECK_MS 500u
 
 /* ---- The host's callbacks: the application's, with the console's lines ------------------- */
 
@@ -167,6 +169,42 @@ static void send_outputs(zq_lwip_runner_t *r, uint64_t now)
     flush_signal(r, now);
 }
 
+/* ---- The board's address ------------------------------------------------------------------- */
+
+static zq_err_t open_udp(zq_lwip_runner_t *r, uint16_t port);
+
+/* A new address (a DHCP renewal, another network): the UDP socket moves to it on the same
+ * port, the signalling connection goes (lwIP aborted it with the old address), and the host
+ * rejoins at once with the new candidates (zq_host_hosts_changed). */
+static void watch_address(zq_lwip_runner_t *r, uint64_t now)
+{
+    if (now < r->next_address_check) {
+        return;
+    }
+    r->next_address_check = now + ADDRESS_CHECK_MS;
+    zq_addr_t addr;
+    if (zq_port_host_addresses(&addr, 1, false) == 0 || memcmp(addr.ip, r->local.ip, 4) == 0) {
+        return; /* none (the link is down: nothing to move to yet), or the same */
+    }
+    char was[ZQ_ADDR_TEXT_MAX];
+    char is[ZQ_ADDR_TEXT_MAX];
+    (void)zq_addr_format(&r->local, was, sizeof was);
+    zq_addr_t old = r->local;
+    zq_port_udp_close(r->udp);
+    zq_err_t err = open_udp(r, r->local.port);
+    if (err != ZQ_OK) {
+        r->local = old;
+        zq_lwip_printf("zq: address changed from %s, and no UDP socket on the new one: %s", was,
+                       zq_strerror(err));
+        r->udp = ZQ_SOCKET_INVALID;
+        return; /* tried again at the next check: r->local still holds the old address */
+    }
+    (void)zq_addr_format(&r->local, is, sizeof is);
+    zq_lwip_printf("zq: address changed from %s to %s; rejoining", was, is);
+    zq_device_ws_close(&r->ws);
+    zq_host_hosts_changed(&r->host, now, &r->local, 1);
+}
+
 /* ---- Inputs -------------------------------------------------------------------------------- */
 
 static bool read_udp(zq_lwip_runner_t *r)
@@ -193,6 +231,7 @@ static bool read_udp(zq_lwip_runner_t *r)
 bool zq_lwip_runner_turn(zq_lwip_runner_t *r)
 {
     bool any = zq_lwip_board_service();
+    watch_address(r, zq_port_now_ms());
     any = read_udp(r) || any;
     uint64_t now = zq_port_now_ms();
     service_signal(r, now);

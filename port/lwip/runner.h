@@ -4,7 +4,8 @@
  *        WebSocket and its UDP socket, fed to host/host.h, which drains every output of an
  *        input (docs/design.md); this sends the datagrams and frames it then has.
  *
- * Every turn runs the board's network (zq_lwip_board_service()), reads each waiting datagram
+ * Every turn runs the board's network (zq_lwip_board_service()), looks at the board's address
+ * now and then (a new one moves the UDP socket and rejoins the room), reads each waiting datagram
  * and signalling frame, runs the timers that are due, sends what the host has, and sleeps
  * until the next interrupt (zq_lwip_board_idle()) when nothing came. The console gets one line
  * per event a person running the board wants to see: joined, a peer connected (with its open
@@ -78,6 +79,7 @@ struct zq_lwip_runner {
     zq_socket_t udp;
     zq_addr_t local;         /* the UDP socket's address: the host candidate */
     uint64_t started_ms;     /* zq_lwip_runner_start()'s clock */
+    uint64_t next_address_check; /* when the interface's address is looked at again */
     bool arena_report_due;   /* a peer went: say the arena once its session is freed */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
 };

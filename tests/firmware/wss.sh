@@ -18,6 +18,9 @@
 #   - zq signal killed and started again: the board reconnects over TLS, joins again, and its
 #     arena is back at the baseline it had after the first join (no TLS memory kept per
 #     reconnect); three such restarts;
+#   - the board's address changes (`ip 192.0.2.5` typed on its console, the stand-in for a
+#     DHCP renewal that hands out another): it says so, moves its socket, joins again over
+#     wss:// from the new address, `zq req status` reaches it there, its arena at baseline;
 #   - an ECDSA server (P-256 leaf under a P-384 root, ECDHE-ECDSA) is joined as well;
 #   - refused, with the reason on the console and no join: a trust store of another CA, a pin
 #     of another key, a clock past the certificate's end; a board without a clock does not
@@ -86,13 +89,22 @@ start_signal() { # certificate chain, key, log name
         { echo "FAIL: zq signal ($3) did not start" >&2; status=1; exit; }
 }
 
-boot() { # name, then scripts/firmware run's options: the sensor app over wss:// in room fw-wss
+# The sensor app over wss:// in room fw-wss; its console's input is fd 4 (a FIFO held open).
+boot() { # name, then scripts/firmware run's options
     name=$1
     shift
+    rm -f "$out/console.in"
+    mkfifo "$out/console.in"
     "$firmware" run --image wss --tap zq-fw0 --ip 192.0.2.2/24 --gw 192.0.2.1 \
         --mac 02:00:00:00:00:02 --app sensor --room fw-wss \
-        --signal wss://192.0.2.1:8443/ws "$@" >"$out/$name.out" 2>&1 &
+        --signal wss://192.0.2.1:8443/ws "$@" <"$out/console.in" >"$out/$name.out" 2>&1 &
     fw_pid=$!
+    exec 4>"$out/console.in"
+}
+
+stop_board() {
+    stop "$fw_pid"
+    exec 4>&-
 }
 
 joins() { # name, N: the console has said it joined N times, within 60 s
@@ -158,28 +170,43 @@ for i in 2 3 4; do
     tally "  ... its arena back at the first join's ($baseline B): $after B" \
         test "${after:-x}" = "$baseline"
 done
+
+# ---- An address change: the board's console stands in for a DHCP renewal -----------------------
+joined_so_far=$(grep -c "^zq: joined room 'fw-wss'" "$out/rsa.out")
+echo "ip 192.0.2.5" >&4
+tally "the board's address changes (ip 192.0.2.5 on its console): the runner moves and says so" \
+    wait_long "$out/rsa.out" "^zq: address changed from 192.0.2.2:[0-9]* to 192.0.2.5:[0-9]*; rejoining" 20
+grep -m 1 "^zq: address changed" "$out/rsa.out" | sed 's/^/  console: /'
+tally "  ... it joins again over wss://, from its new address" \
+    sh -c "$(printf '%s' "n=0; until grep -q 'connected from 192.0.2.5' '$out/signal-rsa-4.err'; do \
+        n=\$((n + 1)); [ \$n -lt 200 ] || exit 1; sleep 0.1; done")"
+tally "  ... the room sees it join" joins rsa $((joined_so_far + 1))
+tally "  ... and zq req status reaches it at 192.0.2.5 through the mesh" status_answered
+sleep 1
+after=$(arena_after_join rsa $((joined_so_far + 1)))
+tally "  ... its arena back at the first join's ($baseline B): $after B" test "${after:-x}" = "$baseline"
 grep -m 1 "^zq: arena" "$out/rsa.out" | sed 's/^/  after the first RSA join: /'
 grep "^zq: arena" "$out/rsa.out" | tail -n 1 | sed 's/^/  after the mesh and 3 restarts: /'
 grep "^firmware: stack high-water" "$out/rsa.out" | tail -n 1 | sed 's/^/  /'
-stop "$fw_pid"
+stop_board
 
 # ---- Refusals against the same server ---------------------------------------------------------
 boot other-ca --ca "$certs/ec-ca.pem"
 tally "a trust store of another CA: refused, the console says why, no join" \
     refused other-ca "certificate was refused: .*CA"
-stop "$fw_pid"
+stop_board
 boot other-pin --ca "$certs/rsa-ca.pem" --pin "$ec_pin"
 tally "a pin of another key: refused, the console says why, no join" \
     refused other-pin "certificate was refused: .*pin"
-stop "$fw_pid"
+stop_board
 boot late --ca "$certs/rsa-ca.pem" --time 4000000000
 tally "a clock past the certificate's end (2096): refused as expired, no join" \
     refused late "certificate was refused: .*expired"
-stop "$fw_pid"
+stop_board
 boot no-clock --ca "$certs/rsa-ca.pem" --time none
 tally "no clock: wss:// does not start, and the console says why" \
     refused no-clock "wall clock is not set"
-stop "$fw_pid"
+stop_board
 stop "$signal_pid"
 
 # ---- An ECDSA server ---------------------------------------------------------------------------
@@ -187,7 +214,7 @@ start_signal ec.pem ec.key signal-ec
 boot ec --ca "$certs/ec-ca.pem"
 tally "an ECDSA P-256 server under a P-384 root (ECDHE-ECDSA): joined" joined ec
 grep -m 1 "^zq: arena" "$out/ec.out" | sed 's/^/  after the ECDSA join: /'
-stop "$fw_pid"
+stop_board
 stop "$signal_pid"
 
 # ---- The wire ----------------------------------------------------------------------------------

@@ -87,6 +87,7 @@ typedef struct {
 #endif
     zq_socket_t udp;
     zq_addr_t local;                  /* the UDP socket's address: the host candidate */
+    uint64_t next_address_check;      /* when the interface's address is looked at again */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
 } zq_esp32_runner_t;
 
