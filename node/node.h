@@ -156,6 +156,10 @@ typedef struct {
     uint64_t udp_given_up_at;  /* when an unanswered UDP Allocate gives way */
     uint64_t started_at;       /* the first try's start */
     char why[NODE_RELAY_WHY_MAX]; /* what failed the last allocation */
+    /* The room's latest credential (its last ice_servers frame), for the next allocation; the
+     * one held keeps the username it was made with (RFC 8656 §5: every later request must). */
+    char username[TURN_CREDENTIAL_MAX + 1];
+    char password[TURN_CREDENTIAL_MAX + 1];
 #if ZQ_NODE_TURN_STREAM
     bool stream_open;          /* the port's connection is up */
     bool tls_up;               /* turns: the handshake is done */

@@ -122,8 +122,10 @@ bool node_relay_start_next(node_t *n, uint64_t now)
             continue;
         }
         n->relay.offered &= (uint8_t)~(1u << t);
-        /* The credential is the join's, kept in the client's configuration across tries. */
+        /* The room's latest credential: a member that stayed joined got fresh ones. */
         turn_config_t cfg = n->relay.turn.cfg;
+        memcpy(cfg.username, n->relay.username, sizeof cfg.username);
+        memcpy(cfg.password, n->relay.password, sizeof cfg.password);
         cfg.server = n->relay.servers[t];
         cfg.rand = n->cfg.rand;
         cfg.reliable = t != NODE_RELAY_UDP; /* RFC 8489 §6.2.2 */
@@ -163,14 +165,14 @@ void node_relay_configure(node_t *n, uint64_t now, const sig_event_t *sig)
         return; /* lite: host candidates only (RFC 8445 §2.5) */
     }
     take_stun_server(n, sig->text);
+    _Static_assert(SIG_CREDENTIAL_MAX <= TURN_CREDENTIAL_MAX, "a credential must fit TURN's");
+    memcpy(n->relay.username, sig->username, sizeof sig->username);
+    memcpy(n->relay.password, sig->credential, sizeof sig->credential);
     if (st == TURN_ALLOCATING || st == TURN_ALLOCATED) {
-        return; /* held: a rejoin keeps it */
+        return; /* held, with its own credential: a rejoin or a fresh credential keeps it */
     }
     pick_servers(n, sig->text);
-    _Static_assert(SIG_CREDENTIAL_MAX <= TURN_CREDENTIAL_MAX, "a credential must fit TURN's");
-    memcpy(n->relay.turn.cfg.username, sig->username, sizeof sig->username);
-    memcpy(n->relay.turn.cfg.password, sig->credential, sizeof sig->credential);
-    start_all(n, now);
+    start_all(n, now); /* a failed one too: what the server refused may work now */
 }
 
 void node_relay_prepare_peer(node_t *n, uint64_t now, peer_t *p)

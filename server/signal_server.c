@@ -146,6 +146,7 @@ static void ping_all(signal_server_t *srv, uint64_t now)
         }
     }
     srv->next_ping = now + ping_every(srv);
+    sig_router_refresh_ice_servers(&srv->router, now); /* as often as the pings */
 }
 
 static void expire(signal_server_t *srv, uint64_t now)

@@ -220,7 +220,22 @@ static void send_ice_servers(sig_router_t *r, unsigned to, uint64_t now)
     json_object_end(&w);
     size_t len = json_finish(&w);
     if (len > 0) {
+        r->clients[to].ice_sent_at = now;
         r->send(r->send_ctx, to, r->frame, len);
+    }
+}
+
+void sig_router_refresh_ice_servers(sig_router_t *r, uint64_t now)
+{
+    if (r->turn_secret == NULL || r->ice_url_count == 0) {
+        return;
+    }
+    uint64_t half_life_ms = (uint64_t)r->turn_ttl_s * 1000u / 2u;
+    for (unsigned c = 0; c < ZQ_SIG_MAX_CLIENTS; c++) {
+        const sig_client_slot_t *m = &r->clients[c];
+        if (m->used && m->joined && now - m->ice_sent_at >= half_life_ms) {
+            send_ice_servers(r, c, now);
+        }
     }
 }
 

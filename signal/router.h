@@ -23,7 +23,9 @@
  * RTCPeerConnection (username and credential only when there is a TURN secret), U = "EXPIRY:ID" (its own id, good until EXPIRY, Unix seconds) and C the
  * base64 of HMAC-SHA1(secret, U): the TURN REST API convention coturn's use-auth-secret checks
  * (draft-uberti-behave-turn-rest-00 §2.2). Only members get them: a socket that has not joined,
- * or was refused, cannot use the relay.
+ * or was refused, cannot use the relay. A member that stays joined gets a fresh frame each time
+ * half of its credential's life has gone (sig_router_refresh_ice_servers), so what it allocates
+ * later, after an outage, is allocated with a credential that still works.
  *
  * Output goes through the `send` callback, which the server implements by framing the text
  * on that client's WebSocket: the router itself does no I/O.
@@ -76,6 +78,7 @@ typedef struct {
     uint64_t connected_at;   /* the router's clock then, ms: with connected_unix, the wall
                                 clock of any later `now` */
     uint64_t last_seen;
+    uint64_t ice_sent_at;    /* when its last ice_servers frame went, ms */
     uint8_t name_count;
     sig_name_t names[ZQ_SIG_NAMES_PER_MEMBER]; /* what it announced in its room */
 } sig_client_slot_t;
@@ -114,6 +117,11 @@ void sig_router_require_tokens(sig_router_t *r, const uint8_t *key, size_t key_l
  *  that work for @p ttl_s seconds. @p secret and @p urls are borrowed. */
 void sig_router_offer_ice_servers(sig_router_t *r, const char *const *urls, size_t url_count,
                                   const uint8_t *secret, size_t secret_len, uint32_t ttl_s);
+
+/** Sends a fresh ice_servers frame to every member whose credential is half way to its
+ *  expiry (TURN credentials only: without a secret nothing expires). Call it now and then;
+ *  how often bounds how late it comes (the server: at each ping round). */
+void sig_router_refresh_ice_servers(sig_router_t *r, uint64_t now);
 
 /** A WebSocket client connected at wall-clock second @p unix_s (its token's expiry is checked
  *  against it); @p token (may be NULL) came with its URL. Sends it its welcome.

@@ -678,6 +678,42 @@ static void a_refused_credential_waits_for_the_next_joins(void **state)
     assert_non_null(strstr(line, "TURN allocation over UDP failed: the server answered 401"));
 }
 
+/* zq signal's fresh credential for a member that stays joined (signal/router.h), while the
+ * allocation is held: kept for the next allocation, never put on the held one, whose later
+ * requests must carry the username that made it (RFC 8656 §5; the fake server's key is the
+ * first credential's, and it refuses anything else signed). */
+static void a_fresh_credential_waits_for_the_next_allocation_and_the_held_one_keeps_its_own(
+    void **state)
+{
+    (void)state;
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    assert_int_equal(node.relay.turn.state, TURN_ALLOCATED);
+    node_frame("{\"type\":\"ice_servers\",\"iceServers\":[{\"urls\":[\"turn:203.0.113.1:3478\"],"
+               "\"username\":\"1900043200:me\",\"credential\":\"bmV3ZXI=\"}]}");
+    assert_string_equal(node.relay.username, "1900043200:me");
+    assert_string_equal(node.relay.turn.cfg.username, username);
+    node_frame("{\"type\":\"peer_joined\",\"peerId\":\"b\"}");
+    assert_true(run_until_connected(10000)); /* its permission and channel: the first's key */
+    assert_int_equal(srv.allocates, 2);
+    assert_int_equal(node.relay.turn.state, TURN_ALLOCATED);
+}
+
+/* A refused credential waits (above) for the room's next one: the join's, or the fresh one zq
+ * signal sends a member that stays joined; with it the allocation is made. */
+static void a_fresh_credential_after_a_refused_one_allocates(void **state)
+{
+    (void)state;
+    memset(key, 0, sizeof key);
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    assert_int_equal(node.relay.turn.state, TURN_FAILED);
+    make_key(); /* the server knows this credential */
+    ice_servers("\"turn:203.0.113.1:3478\"");
+    flush();
+    assert_int_equal(node.relay.turn.state, TURN_ALLOCATED);
+}
+
 /* With no relay offered and no direct path, ICE gives up at its connect timeout (30 s) and
  * the event says what was tried: one host pair, which failed. */
 static void with_no_relay_the_peer_fails_and_says_which_candidates_were_tried(void **state)
@@ -938,6 +974,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_failed_allocation_is_tried_again_after_the_retry_delay,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_refused_credential_waits_for_the_next_joins, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            a_fresh_credential_waits_for_the_next_allocation_and_the_held_one_keeps_its_own,
+            setup, teardown),
+        cmocka_unit_test_setup_teardown(a_fresh_credential_after_a_refused_one_allocates, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(
             with_no_relay_the_peer_fails_and_says_which_candidates_were_tried, setup, teardown),

@@ -719,6 +719,53 @@ static void members_get_turn_credentials_as_they_join_and_strangers_none(void **
     assert_int_equal(count_to(later, "ice_servers"), 1);
 }
 
+/* The username of the last ice_servers frame to @p c. */
+static void last_turn_user(unsigned c, char *user, size_t cap)
+{
+    const sent_t *f = last_to(c);
+    json_value_t doc, list, v;
+    assert_string_equal(member(f, "type"), "ice_servers");
+    assert_int_equal(json_parse(f->frame, f->len, &doc), ZQ_OK);
+    assert_int_equal(json_object_get(doc, "iceServers", &list), ZQ_OK);
+    assert_int_equal(json_object_get(element(list, 0), "username", &v), ZQ_OK);
+    assert_int_equal(json_get_string(v, user, cap, NULL), ZQ_OK);
+}
+
+static void a_member_that_stays_gets_fresh_credentials_at_half_their_life(void **state)
+{
+    (void)state;
+    static const char secret[] = "s";
+    static const char *const urls[] = {"turn:192.0.2.1:3478"};
+    sig_router_offer_ice_servers(&fx.router, urls, 1, (const uint8_t *)secret, 1, 600);
+    unsigned a = connect_client(NULL);
+    unsigned stranger = connect_client(NULL);
+    join(a, "lab"); /* at 0 ms: good until NOW_UNIX + 600 */
+    sig_router_refresh_ice_servers(&fx.router, 299999);
+    assert_int_equal(count_to(a, "ice_servers"), 1);
+    sig_router_refresh_ice_servers(&fx.router, 300000); /* half of 600 s */
+    assert_int_equal(count_to(a, "ice_servers"), 2);
+    char user[64], want[64];
+    last_turn_user(a, user, sizeof user);
+    snprintf(want, sizeof want, "%u:%s", NOW_UNIX + 300 + 600, id_of(a));
+    assert_string_equal(user, want);
+    sig_router_refresh_ice_servers(&fx.router, 450000); /* the next is due at 600 s */
+    assert_int_equal(count_to(a, "ice_servers"), 2);
+    sig_router_refresh_ice_servers(&fx.router, 600000);
+    assert_int_equal(count_to(a, "ice_servers"), 3);
+    assert_int_equal(count_to(stranger, "ice_servers"), 0); /* never joined: never any */
+}
+
+static void without_a_turn_secret_nothing_is_refreshed(void **state)
+{
+    (void)state;
+    static const char *const urls[] = {"stun:203.0.113.10:3478"};
+    sig_router_offer_ice_servers(&fx.router, urls, 1, NULL, 0, 0);
+    unsigned a = connect_client(NULL);
+    join(a, "lab");
+    sig_router_refresh_ice_servers(&fx.router, 86400000);
+    assert_int_equal(count_to(a, "ice_servers"), 1); /* the join's: STUN URLs do not expire */
+}
+
 static void silent_clients_are_found_idle_and_a_pong_keeps_them(void **state)
 {
     (void)state;
@@ -827,6 +874,9 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(members_get_turn_credentials_as_they_join_and_strangers_none,
                                setup),
+        cmocka_unit_test_setup(a_member_that_stays_gets_fresh_credentials_at_half_their_life,
+                               setup),
+        cmocka_unit_test_setup(without_a_turn_secret_nothing_is_refreshed, setup),
         cmocka_unit_test_setup(silent_clients_are_found_idle_and_a_pong_keeps_them, setup),
         cmocka_unit_test_setup(the_client_reads_the_ice_servers_frame_the_router_writes, setup),
         cmocka_unit_test_setup(stun_servers_alone_go_to_members_without_a_credential, setup),
