@@ -52,6 +52,10 @@
 #define MBEDTLS_SHA1_C
 #define MBEDTLS_SHA224_C
 #define MBEDTLS_SHA256_C
+/* TURN's long-term credential key is MD5(username:realm:password) (RFC 8489 §9.2.2): a node
+ * that relays needs it, a device as much as the host (a device without it could never
+ * answer the server's 401). */
+#define MBEDTLS_MD5_C
 #define MBEDTLS_HMAC_DRBG_C
 
 /* ---- Record protection -------------------------------------------------------------------- */
@@ -82,7 +86,6 @@
 
 /* ---- Host-only: tests, tools, measurements ------------------------------------------------ */
 #if defined(ZQ_MBEDTLS_HOST)
-#define MBEDTLS_MD5_C           /* RFC 5769 §2.4: the long-term credential key is an MD5 */
 #define MBEDTLS_MEMORY_DEBUG    /* arena peak and in-use counters for the memory reports */
 #define MBEDTLS_ERROR_C         /* mbedtls_strerror() for readable failures in tests */
 #define MBEDTLS_BASE64_C

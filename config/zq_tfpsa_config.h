@@ -17,6 +17,7 @@
 /* ---- Mechanisms --------------------------------------------------------------------------- */
 #define PSA_WANT_ALG_SHA_1 1
 #define PSA_WANT_ALG_SHA_256 1
+#define PSA_WANT_ALG_MD5 1 /* TURN's long-term credential key (RFC 8489 §9.2.2), on every node */
 #define PSA_WANT_ALG_HMAC 1
 #define PSA_WANT_ALG_TLS12_PRF 1
 #define PSA_WANT_ALG_ECDH 1
@@ -73,7 +74,6 @@
 
 /* ---- Host-only: tests, tools, measurements (see zq_mbedtls_config.h) ---------------------- */
 #if defined(ZQ_MBEDTLS_HOST)
-#define PSA_WANT_ALG_MD5 1        /* RFC 5769 §2.4: the long-term credential key is an MD5 */
 #define MBEDTLS_MEMORY_DEBUG
 #define MBEDTLS_BASE64_C
 #define MBEDTLS_PEM_PARSE_C
