@@ -13,4 +13,11 @@
 #undef ZQ_LOG_LEVEL
 #define ZQ_LOG_LEVEL 3 /* ZQ_LOG_INFO: warnings and what a peer did */
 
+/* zq_firmware_wss (firmware/zq_image.cmake): with TLS in its mbedTLS, TURN over TCP and TLS
+ * too (port/relay carries the stream), for networks that drop UDP. */
+#if defined(ZQ_FIRMWARE_WSS)
+#undef ZQ_NODE_TURN_STREAM
+#define ZQ_NODE_TURN_STREAM 1
+#endif
+
 #endif /* ZQ_FIRMWARE_CONFIG_H */

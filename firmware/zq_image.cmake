@@ -9,9 +9,10 @@
 #                    configuration), what scripts/firmware run boots
 #   zq_firmware_1    the same with ZQ_NODE_MAX_PEERS=1 } subtracted from each other: what one
 #   zq_firmware_2    the same with ZQ_NODE_MAX_PEERS=2 } more peer costs (scripts/firmware report)
-#   zq_firmware_wss  zq_firmware with TLS in mbedTLS (ZQ_MBEDTLS_WITH_TLS: config/zq_mbedtls_tls.h)
-#                    and a larger arena: wss:// signalling; subtracted from zq_firmware, what
-#                    TLS costs a device
+#   zq_firmware_wss  zq_firmware with TLS in mbedTLS (ZQ_MBEDTLS_WITH_TLS: config/zq_mbedtls_tls.h),
+#                    a larger arena, and TURN over TCP and TLS (ZQ_FIRMWARE_WSS:
+#                    firmware_config.h): wss:// signalling and turns:; subtracted from
+#                    zq_firmware, what they cost a device
 
 set(ZQ_MBEDTLS_CONFIG "zq_mbedtls_lwip_config.h" CACHE STRING "" FORCE)
 set(ZQ_WERROR ON CACHE BOOL "" FORCE)
@@ -21,7 +22,8 @@ get_target_property(ZQ_FW_SOURCES zq_core ZQ_SOURCES)
 list(FILTER ZQ_FW_SOURCES EXCLUDE REGEX "/stack/dtls/dtls_arena\\.c$")
 get_target_property(ZQ_FW_OPTIONS zq_core ZQ_COMPILE_OPTIONS)
 # The host (host/host.c: its own target, zq_host, in the host build) and the port.
-file(GLOB ZQ_FW_PORT_SOURCES ${ZQ_ROOT}/host/*.c ${ZQ_ROOT}/port/lwip/*.c ${ZQ_ROOT}/port/ws/*.c)
+file(GLOB ZQ_FW_PORT_SOURCES ${ZQ_ROOT}/host/*.c ${ZQ_ROOT}/port/lwip/*.c ${ZQ_ROOT}/port/ws/*.c
+     ${ZQ_ROOT}/port/relay/*.c)
 list(APPEND ZQ_FW_PORT_SOURCES ${ZQ_ROOT}/port/arena/arena.c)
 
 # mbedTLS once more, with TLS: zq_mbedtls's sources, include directories and configuration,
@@ -41,7 +43,7 @@ set_target_properties(zq_mbedtls_wss PROPERTIES C_STANDARD 99 COMPILE_OPTIONS "-
 set(ZQ_FW_WSS_ARENA 65536)
 # Its RAM region: zq_firmware's and what TLS adds (that arena's 24 KiB more, the session's
 # ~9 KiB in the WebSocket, the trust store's configuration).
-math(EXPR ZQ_FW_WSS_RAM_BYTES "${ZQ_BOARD_RAM_BYTES} + 36864")
+math(EXPR ZQ_FW_WSS_RAM_BYTES "${ZQ_BOARD_RAM_BYTES} + 36864 + 16384") # + the TURN stream's
 
 # zq_fw_image(name peers [WSS]): the executable @p name; peers "" keeps firmware_config.h's 4;
 # WSS links zq_mbedtls_wss and gives the arena ZQ_FW_WSS_ARENA bytes.
@@ -63,7 +65,8 @@ function(zq_fw_image name peers)
   target_compile_options(${core} PRIVATE ${ZQ_FW_OPTIONS} -g)
   target_link_libraries(${core} PUBLIC ${mbedtls} zq_lwip)
   if(arg_WSS)
-    target_compile_definitions(${core} PUBLIC ZQ_LWIP_MBEDTLS_ARENA=${ZQ_FW_WSS_ARENA})
+    target_compile_definitions(${core} PUBLIC ZQ_LWIP_MBEDTLS_ARENA=${ZQ_FW_WSS_ARENA}
+                                              ZQ_FIRMWARE_WSS)
   endif()
 
   set(exe ${name})

@@ -12,6 +12,8 @@
 #define DEFAULT_SIGNAL_TIMEOUT_MS 5000u
 /* How often the loop looks at the interface's address (a DHCP renewal may change it). */
 #define ADDRESS_CHECK_MS 500u
+/* The TCP connect to a TURN server, at most (a dropped SYN: the node tries its next server). */
+#define RELAY_CONNECT_MS 3000u
 
 /* ---- The host's callbacks: the application's, with the console's lines ------------------- */
 
@@ -35,6 +37,10 @@ static void log_node_event(zq_lwip_runner_t *r, uint64_t now, const node_event_t
     } else if (ev->type == NODE_EVENT_PEER_CONNECTED) {
         (void)node_describe_event(ev, line, sizeof line);
         zq_lwip_printf("zq: peer %s %s", node_peer_id(&r->node, ev->peer), line);
+        log_arena();
+    } else if (ev->type == NODE_EVENT_RELAY) {
+        (void)node_describe_relay(&r->node, ev, line, sizeof line);
+        zq_lwip_printf("zq: %s", line);
         log_arena();
     } else if (ev->type == NODE_EVENT_PEER_REFUSED) {
         zq_lwip_printf("zq: a member waits: all %d peer slots are taken (ZQ_NODE_MAX_PEERS)",
@@ -233,6 +239,7 @@ bool zq_lwip_runner_turn(zq_lwip_runner_t *r)
     bool any = zq_lwip_board_service();
     watch_address(r, zq_port_now_ms());
     any = read_udp(r) || any;
+    any = zq_relay_link_service(&r->relay, &r->host, zq_port_now_ms(), RELAY_CONNECT_MS) || any;
     uint64_t now = zq_port_now_ms();
     service_signal(r, now);
     send_outputs(r, now);
@@ -285,6 +292,9 @@ static zq_err_t start_node(zq_lwip_runner_t *r, const zq_lwip_options_t *opt)
     cfg.dtls = &r->dtls;
     cfg.hosts[0] = r->local;
     cfg.n_hosts = 1;
+#if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM
+    cfg.turn_trust = trust_of(r); /* turns: is checked as wss:// is; without one, skipped */
+#endif
     zq_err_t err = node_init(&r->node, &cfg);
     if (err == ZQ_OK && opt->broker) {
         brk_config_t bcfg;
@@ -421,6 +431,7 @@ zq_err_t zq_lwip_runner_start(zq_lwip_runner_t *r, const zq_lwip_options_t *opt,
     memset(r, 0, sizeof *r);
     r->started_ms = zq_port_now_ms();
     r->udp = ZQ_SOCKET_INVALID;
+    zq_relay_link_init(&r->relay);
     if (cb != NULL) {
         r->cb = *cb;
     }

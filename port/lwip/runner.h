@@ -26,6 +26,7 @@
 #include "broker/brk.h"
 #include "host/host.h"
 #include "node/node.h"
+#include "port/relay/relay_link.h"
 #include "port/ws/ws_device.h"
 #include "port/zq_port.h"
 #include "stack/dtls/dtls.h"
@@ -77,6 +78,7 @@ struct zq_lwip_runner {
     tls_client_config_t trust; /* wss://: the CA certificates, the pin */
 #endif
     zq_socket_t udp;
+    zq_relay_link_t relay;   /* TURN over TCP (ZQ_NODE_TURN_STREAM): the node's server */
     zq_addr_t local;         /* the UDP socket's address: the host candidate */
     uint64_t started_ms;     /* zq_lwip_runner_start()'s clock */
     uint64_t next_address_check; /* when the interface's address is looked at again */

@@ -34,6 +34,7 @@ zq=$1
 firmware="$here/../../scripts/firmware"
 . "$here/../support/echo_env.sh"
 . "$here/../interop/wss/checks.sh"
+. "$here/board_env.sh"
 [ -f "$here/../../build-firmware/zq_firmware_wss.elf" ] || {
     echo "firmware_wss: no build-firmware/zq_firmware_wss.elf: scripts/firmware build" >&2
     exit 1
@@ -46,15 +47,7 @@ trap 'stop $pids; [ "$status" -ne 0 ] && echo_env_dump_logs; rm -rf "$out"; exit
 trap 'status=1; exit' INT TERM
 
 # ---- The LAN: the board's tap, and nothing beyond it -----------------------------------------
-ip tuntap add dev zq-fw0 mode tap &&
-    ip addr add 192.0.2.1/24 dev zq-fw0 &&
-    ip link set zq-fw0 up &&
-    nft add table inet zq_fw &&
-    nft add chain inet zq_fw out "{ type filter hook output priority 0; }" &&
-    nft add rule inet zq_fw out ip daddr != "{ 127.0.0.0/8, 192.0.2.0/24, 224.0.0.0/24 }" \
-        counter drop &&
-    nft add rule inet zq_fw out ip6 daddr != "{ ::1, ff02::/16 }" counter drop ||
-    { echo "FAIL: the namespace's tap and nftables rules" >&2; status=1; exit; }
+fw_lan_up
 
 # ---- Certificates ----------------------------------------------------------------------------
 certs="$out/certs"
@@ -71,16 +64,6 @@ ec_pin=$(spki_pin ec.pem)
 cd "$out" || exit 1
 
 # ---- Processes -------------------------------------------------------------------------------
-wait_long() { # file pattern seconds: a line matching pattern within seconds
-    n=$(($3 * 10))
-    while [ "$n" -gt 0 ]; do
-        grep -q "$2" "$1" 2>/dev/null && return 0
-        n=$((n - 1))
-        sleep 0.1
-    done
-    return 1
-}
-
 start_signal() { # certificate chain, key, log name
     "$zq" signal --listen 192.0.2.1:8443 --open --tls-cert "$certs/$1" --tls-key "$certs/$2" \
         >"$out/$3.out" 2>"$out/$3.err" &
@@ -89,31 +72,11 @@ start_signal() { # certificate chain, key, log name
         { echo "FAIL: zq signal ($3) did not start" >&2; status=1; exit; }
 }
 
-# The sensor app over wss:// in room fw-wss; its console's input is fd 4 (a FIFO held open).
+# The sensor app over wss:// in room fw-wss.
 boot() { # name, then scripts/firmware run's options
-    name=$1
+    board=$1
     shift
-    rm -f "$out/console.in"
-    mkfifo "$out/console.in"
-    "$firmware" run --image wss --tap zq-fw0 --ip 192.0.2.2/24 --gw 192.0.2.1 \
-        --mac 02:00:00:00:00:02 --app sensor --room fw-wss \
-        --signal wss://192.0.2.1:8443/ws "$@" <"$out/console.in" >"$out/$name.out" 2>&1 &
-    fw_pid=$!
-    exec 4>"$out/console.in"
-}
-
-stop_board() {
-    stop "$fw_pid"
-    exec 4>&-
-}
-
-joins() { # name, N: the console has said it joined N times, within 60 s
-    n=600
-    while [ "$(grep -c "^zq: joined room 'fw-wss'" "$out/$1.out")" -lt "$2" ]; do
-        n=$((n - 1))
-        [ "$n" -gt 0 ] || return 1
-        sleep 0.1
-    done
+    boot_board "$board" wss sensor fw-wss wss://192.0.2.1:8443/ws "$@"
 }
 joined() { joins "$1" 1; }
 
@@ -121,25 +84,6 @@ joined() { joins "$1" 1; }
 arena_after_join() { # name, N
     awk -v n="$2" '/^zq: joined room/ { j++ } j == n && /^zq: arena [0-9]+ in use/ { print $3; exit }' \
         "$out/$1.out"
-}
-
-# Refused: the reason on the console (printed), and no join within the wait.
-refused() { # name, pattern of the reason
-    wait_long "$out/$1.out" "$2" 60 && ! grep -q "^zq: joined room" "$out/$1.out" ||
-        { cat "$out/$1.out"; return 1; }
-    grep -m 1 "$2" "$out/$1.out" | sed 's/^/  console: /' >&3
-}
-exec 3>&1
-
-# check (checks.sh), counted for the summary line scripts/test reads.
-passed=0
-failed=0
-tally() {
-    before=$status
-    status=0
-    check "$@"
-    if [ "$status" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-    [ "$before" -eq 0 ] || status=1
 }
 
 over_wss() { # zq command's arguments: run with the test root trusted
@@ -230,8 +174,7 @@ tally "wire: the board asks for 1 KiB records ('$asked', 2 = 2^10)" test "$asked
 tally "wire: and is granted them ('$granted')" test "$granted" = "2 "
 tally "wire: every ServerHello is TLS 1.2 ('$versions')" test "$versions" = "0x0303 "
 tally "wire: no signalling text in the clear ($clear packets)" test "$clear" -eq 0
-leaked=$(nft list chain inet zq_fw out | sed -n 's/.*counter packets \([0-9]*\).*/\1/p' |
-    awk '{ n += $1 } END { print n + 0 }')
+leaked=$(fw_leaked)
 tally "no packet addressed beyond the namespace ($leaked dropped)" test "$leaked" -eq 0
 
 echo "firmware_wss: $passed passed, $failed failed"
