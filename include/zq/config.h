@@ -921,13 +921,14 @@
 
 /** TURN over TCP and TLS for a node (RFC 8656 §3.1, turn:...?transport=tcp and turns:): the
  *  allocation held over a stream the port opens, for networks that block UDP, or everything
- *  but TLS. The POSIX port carries the stream (cli/node_host.c); the ESP32 and lwIP ports do
- *  not yet, so a device leaves it off and has no stream buffers or TLS session in its node.
- *  Needs ZQ_NODE_TURN (at 0 it does nothing).
+ *  but TLS. Every port carries the stream: POSIX (cli/node_host.c), lwIP and the ESP32
+ *  (port/relay/relay_link.c); turns: needs TLS in mbedTLS (the lwIP firmware's wss image; the
+ *  ESP32's CONFIG_ZQ_ESP32_WSS). The device configuration leaves it off: no stream buffers
+ *  or TLS session in its node. Needs ZQ_NODE_TURN (at 0 it does nothing).
  *  Unit: a switch, 0 or 1.
  *  RAM: at 1, per node the stream's buffers (3 frames of ZQ_UDP_MAX_DATAGRAM + 64) and a TLS
  *  session (tls_session_t, ~8.5 KiB, and mbedTLS's from the arena while it is open).
- *  menuconfig: Features, "TURN over TCP and TLS (not yet carried by the ESP32 port)", bool, default n. */
+ *  menuconfig: Features, "TURN over TCP and TLS (turns: needs wss://'s TLS)", bool, default n. */
 #ifndef ZQ_NODE_TURN_STREAM
 #define ZQ_NODE_TURN_STREAM ZQ_NODE_TURN
 #endif

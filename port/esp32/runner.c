@@ -28,6 +28,8 @@ static const char *TAG = "zq";
 #define MAX_WAIT_MS 1000
 /* Datagrams read per wake-up before the signalling socket and the timers get their turn. */
 #define RX_BURST 16
+/* The TCP connect to a TURN server, at most (a dropped SYN: the node tries its next server). */
+#define RELAY_CONNECT_MS 3000u
 /* How often the task looks for an IPv4 address before it has one. */
 #define ADDRESS_POLL_MS 500
 
@@ -290,6 +292,14 @@ static void run_once(zq_esp32_runner_t *r)
         }
         max_fd = ws_fd > max_fd ? ws_fd : max_fd;
     }
+    int relay_fd = r->relay.sock;
+    if (relay_fd != ZQ_SOCKET_INVALID) {
+        FD_SET(relay_fd, &rd);
+        if (zq_relay_link_wants_write(&r->host, &r->relay)) {
+            FD_SET(relay_fd, &wr);
+        }
+        max_fd = relay_fd > max_fd ? relay_fd : max_fd;
+    }
     struct timeval tv = {.tv_sec = (time_t)(wait / 1000u),
                          .tv_usec = (suseconds_t)((wait % 1000u) * 1000u)};
     int n = select(max_fd + 1, &rd, &wr, NULL, &tv);
@@ -308,6 +318,8 @@ static void run_once(zq_esp32_runner_t *r)
         service_signal(r, now, ws_readable);
         send_outputs(r, now);
     }
+    /* Every turn: it connects when the node names a server, and reads only what came. */
+    (void)zq_relay_link_service(&r->relay, &r->host, zq_port_now_ms(), RELAY_CONNECT_MS);
     now = zq_port_now_ms();
     if (zq_host_next_timeout(&r->host) <= now) {
         handle_timeouts(r, now);
@@ -351,6 +363,9 @@ static zq_err_t start_node(zq_esp32_runner_t *r)
     cfg.dtls = &r->dtls;
     cfg.hosts[0] = bound;
     cfg.n_hosts = 1;
+#if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM && defined(ZQ_MBEDTLS_TLS)
+    cfg.turn_trust = r->url.secure ? &r->trust : NULL; /* turns: checked as wss:// is */
+#endif
     brk_config_t bcfg;
     brk_config_default(&bcfg);
     bcfg.rand = r->rand;
@@ -407,6 +422,7 @@ static zq_err_t start(zq_esp32_runner_t *r)
     (void)zq_port_init();
     r->rand = zq_port_rand();
     r->udp = ZQ_SOCKET_INVALID;
+    zq_relay_link_init(&r->relay);
     /* The RNG is a true one only once the radio runs: the key is made after an interface has
      * an address, so over Wi-Fi after the radio started (zq_port_rand(); over Ethernet alone
      * it is not, port/esp32/README.md). */

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "port/relay/relay_link.h"
 #include "port/ws/ws_device.h"
 #include "esp_err.h"
 #include "broker/brk.h"
@@ -86,6 +87,7 @@ typedef struct {
     uint8_t pin[TLS_PIN_LEN];
 #endif
     zq_socket_t udp;
+    zq_relay_link_t relay;            /* TURN over TCP (ZQ_NODE_TURN_STREAM): the node's server */
     zq_addr_t local;                  /* the UDP socket's address: the host candidate */
     uint64_t next_address_check;      /* when the interface's address is looked at again */
     uint8_t rx[ZQ_UDP_MAX_DATAGRAM];
