@@ -1,12 +1,13 @@
 /* zq's TLS server (stack/tls/tls_server.h) against zq's own client (tls_client.h), both
  * sans-IO and in memory: the identity's checks at start, a handshake whose records cross by
  * hand, what each side may write (tls_session_write_room), and every byte of the arena back
- * after the close. Browsers, curl and OpenSSL meet the server in tests/interop/wss/ and
+ * after the close, and a trust store that attaches itself (ESP-IDF's bundle's way). Browsers, curl and OpenSSL meet the server in tests/interop/wss/ and
  * tests/web/tls.sh; fuzz_tls feeds it junk. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -193,6 +194,81 @@ static void zqs_client_and_server_handshake_and_carry_bytes_both_ways(void **sta
     assert_int_equal(arena_in_use(), before);
 }
 
+/* ---- An attached trust store (tls_client_config_init_attached: ESP-IDF's certificate bundle
+ * on the ESP32): its CA source and verification callback set on the configuration, as
+ * esp_crt_bundle_attach() sets them; the session's own checks run after it. */
+
+static mbedtls_x509_crt attached_ca;
+static unsigned attached_calls;
+static bool attached_refuses;
+
+static int attached_verify(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
+{
+    (void)ctx;
+    (void)crt;
+    (void)depth;
+    attached_calls++;
+    if (attached_refuses) {
+        *flags |= MBEDTLS_X509_BADCERT_NOT_TRUSTED;
+    }
+    return 0;
+}
+
+static int attach(void *conf)
+{
+    mbedtls_ssl_conf_ca_chain(conf, &attached_ca, NULL);
+    mbedtls_ssl_conf_verify(conf, attached_verify, NULL);
+    return 0;
+}
+
+/* A handshake against the leaf's server with an attached store (and @p pin); its result. */
+static zq_err_t attached_handshake(const uint8_t *pin, const char **why)
+{
+    attached_calls = 0;
+    assert_int_equal(tls_server_config_init(&server, &rand_src, leaf_pem, sizeof leaf_pem - 1,
+                                            leaf_key, sizeof leaf_key - 1),
+                     ZQ_OK);
+    assert_int_equal(tls_client_config_init_attached(&client, &rand_src, attach, pin), ZQ_OK);
+    assert_int_equal(tls_server_start(&s, &server), ZQ_OK);
+    assert_int_equal(tls_client_start(&c, &client, "localhost"), ZQ_OK);
+    cross(); /* a refusal fails the client's session there: its state and reason say how */
+    static char reason[sizeof c.why];
+    (void)snprintf(reason, sizeof reason, "%s", c.why);
+    *why = reason;
+    zq_err_t err = c.state == TLS_OPEN                       ? ZQ_OK
+                   : c.verify_flags != 0 || c.pin_failed ? ZQ_ERR_INTEGRITY
+                                                           : ZQ_ERR_CRYPTO;
+    tls_session_free(&s);
+    tls_session_free(&c);
+    tls_client_config_free(&client);
+    tls_server_config_free(&server);
+    return err;
+}
+
+static void an_attached_trust_store_checks_the_chain_first_and_the_pin_still_holds(void **state)
+{
+    (void)state;
+    size_t before = arena_in_use();
+    mbedtls_x509_crt_init(&attached_ca);
+    assert_int_equal(mbedtls_x509_crt_parse(&attached_ca, (const unsigned char *)leaf_pem,
+                                            sizeof leaf_pem),
+                     0);
+    const char *why = NULL;
+    attached_refuses = false;
+    assert_int_equal(attached_handshake(NULL, &why), ZQ_OK);
+    assert_true(attached_calls > 0); /* the store's own callback ran */
+    attached_refuses = true;
+    assert_int_equal(attached_handshake(NULL, &why), ZQ_ERR_INTEGRITY);
+    assert_non_null(strstr(why, "no CA of the bundle vouches for it"));
+    attached_refuses = false;
+    static const uint8_t wrong_pin[TLS_PIN_LEN] = {1};
+    assert_int_equal(attached_handshake(wrong_pin, &why), ZQ_ERR_INTEGRITY);
+    assert_non_null(strstr(why, "its key is not the pinned one"));
+    assert_true(attached_calls > 0);
+    mbedtls_x509_crt_free(&attached_ca);
+    assert_int_equal(arena_in_use(), before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +276,8 @@ int main(void)
         cmocka_unit_test_setup(a_chain_over_one_record_is_refused_at_start_with_its_size, setup),
         cmocka_unit_test_setup(text_without_its_final_nul_is_refused, setup),
         cmocka_unit_test_setup(zqs_client_and_server_handshake_and_carry_bytes_both_ways, setup),
+        cmocka_unit_test_setup(
+            an_attached_trust_store_checks_the_chain_first_and_the_pin_still_holds, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
