@@ -19,7 +19,7 @@
 #     (checked against the board's trust store), and `zq req status` is answered again.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-zq=$1
+zq=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test works in $out
 firmware="$here/../../scripts/firmware"
 . "$here/../support/echo_env.sh"
 . "$here/../interop/wss/checks.sh"

@@ -30,7 +30,7 @@
 # Figures (the arena's peak with TLS, time to join) are printed, never asserted.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-zq=$1
+zq=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test works in $out
 firmware="$here/../../scripts/firmware"
 . "$here/../support/echo_env.sh"
 . "$here/../interop/wss/checks.sh"
