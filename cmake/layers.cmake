@@ -14,8 +14,9 @@
 #   node    a room's peers; broker above it; app/ (the demo devices) above that
 #   host    node + broker + signalling link, sans-IO, what every port runs (its own target,
 #           zq_host, in host/CMakeLists.txt; only checked here)
-#   port    the port contract, port/bsd, port/ws, port/relay and port/arena; port/posix,
-#           port/esp32 and port/lwip (with its boards, board/) on it, none on another;
+#   port    the port contract, port/bsd, port/ws, port/relay, port/address and port/arena;
+#           port/posix, port/esp32 and port/lwip (with its boards, board/) on it, none on
+#           another;
 #           the programs (server/, cli/) on port/posix
 #
 # The portable layers (ZQ_CORE_LAYERS) are built here, a static library each (zq_add_core);
@@ -54,7 +55,7 @@ set(ZQ_LAYER_app_USES broker)
 
 set(ZQ_LAYER_host_DIRS host)
 set(ZQ_LAYER_host_USES broker)
-set(ZQ_LAYER_port_DIRS port/zq_port.h port/bsd port/ws port/relay port/arena)
+set(ZQ_LAYER_port_DIRS port/zq_port.h port/bsd port/ws port/relay port/address port/arena)
 set(ZQ_LAYER_port_USES app host)
 set(ZQ_LAYER_posix_DIRS port/posix)
 set(ZQ_LAYER_posix_USES port)

@@ -23,7 +23,7 @@ list(FILTER ZQ_FW_SOURCES EXCLUDE REGEX "/stack/dtls/dtls_arena\\.c$")
 get_target_property(ZQ_FW_OPTIONS zq_core ZQ_COMPILE_OPTIONS)
 # The host (host/host.c: its own target, zq_host, in the host build) and the port.
 file(GLOB ZQ_FW_PORT_SOURCES ${ZQ_ROOT}/host/*.c ${ZQ_ROOT}/port/lwip/*.c ${ZQ_ROOT}/port/ws/*.c
-     ${ZQ_ROOT}/port/relay/*.c)
+     ${ZQ_ROOT}/port/relay/*.c ${ZQ_ROOT}/port/address/*.c)
 list(APPEND ZQ_FW_PORT_SOURCES ${ZQ_ROOT}/port/arena/arena.c)
 
 # mbedTLS once more, with TLS: zq_mbedtls's sources, include directories and configuration,

@@ -40,7 +40,7 @@ idf_component_register(
        "${ZQ_ROOT}/port/bsd/sockaddr.c" "${ZQ_ROOT}/port/bsd/port_udp.c"
        "${ZQ_ROOT}/port/bsd/port_tcp.c" "${ZQ_ROOT}/port/ws/ws_socket.c"
        "${ZQ_ROOT}/port/ws/ws_link.c" "${ZQ_ROOT}/port/ws/ws_device.c"
-       "${ZQ_ROOT}/port/relay/relay_link.c"
+       "${ZQ_ROOT}/port/relay/relay_link.c" "${ZQ_ROOT}/port/address/follow.c"
        "${ZQ_ROOT}/port/arena/arena.c" "${_zq_port}/bsd_lwip.c" "${_zq_port}/identity.c"
        "${_zq_port}/mbedtls_arena.c" "${_zq_port}/port_netif.c" "${_zq_port}/port_sys.c"
        "${_zq_port}/runner.c"

@@ -12,6 +12,7 @@
 #include "freertos/FreeRTOS.h"
 #include "freertos/task.h"
 #include "lwip/netdb.h"
+#include "port/address/follow.h"
 #include "port/bsd/bsd_socket.h"
 #include "port/esp32/mbedtls_arena.h"
 #include "sdkconfig.h"
@@ -128,6 +129,17 @@ static zq_err_t resolve(const zq_device_url_t *url, zq_addr_t *addr)
     return err;
 }
 
+/* The trust store wss:// (and turns:) checks the server against; NULL for ws://. */
+static tls_client_config_t *trust_of(zq_esp32_runner_t *r)
+{
+#if defined(ZQ_MBEDTLS_TLS)
+    return r->url.secure ? &r->trust : NULL;
+#else
+    (void)r;
+    return NULL; /* zq_device_url_parse() refused wss:// */
+#endif
+}
+
 static zq_err_t open_signal(zq_esp32_runner_t *r, const char **why)
 {
     zq_addr_t server;
@@ -135,13 +147,8 @@ static zq_err_t open_signal(zq_esp32_runner_t *r, const char **why)
         *why = "the host name does not resolve to an IPv4 address";
         return ZQ_ERR_NOT_FOUND;
     }
-#if defined(ZQ_MBEDTLS_TLS)
-    tls_client_config_t *trust = r->url.secure ? &r->trust : NULL;
-#else
-    tls_client_config_t *trust = NULL; /* zq_device_url_parse() refused wss:// */
-#endif
-    return zq_device_ws_open(&r->ws, &r->url, &server, trust, CONFIG_ZQ_ESP32_SIGNAL_TIMEOUT_MS,
-                             why);
+    return zq_device_ws_open(&r->ws, &r->url, &server, trust_of(r),
+                             CONFIG_ZQ_ESP32_SIGNAL_TIMEOUT_MS, why);
 }
 
 static void connect_signal(zq_esp32_runner_t *r)
@@ -235,36 +242,29 @@ static void handle_timeouts(zq_esp32_runner_t *r, uint64_t now)
 
 /* ---- The device's address ------------------------------------------------------------------ */
 
-/* A new address (a DHCP renewal, another access point): the UDP socket moves to it on the same
- * port, the signalling connection goes (its socket is bound to the old one), and the host
- * rejoins at once with the new candidates (zq_host_hosts_changed). */
+/* A new address (a DHCP renewal, another access point): port/address/follow.h moves the UDP
+ * socket and rejoins; this says so. */
 static void watch_address(zq_esp32_runner_t *r, uint64_t now)
 {
     if (now < r->next_address_check) {
         return;
     }
     r->next_address_check = now + ADDRESS_POLL_MS;
-    zq_addr_t addr;
-    if (zq_port_host_addresses(&addr, 1, false) == 0 || memcmp(addr.ip, r->local.ip, 4) == 0) {
-        return; /* none (the link is down: nothing to move to yet), or the same */
+    zq_addr_t was;
+    zq_address_follow_t moved =
+        zq_address_follow(&r->udp, &r->local, &was, &r->ws, &r->host, now);
+    if (moved == ZQ_ADDRESS_SAME) {
+        return;
     }
-    char was[ZQ_ADDR_TEXT_MAX];
-    char is[ZQ_ADDR_TEXT_MAX];
-    (void)zq_addr_format(&r->local, was, sizeof was);
-    addr.port = r->local.port;
-    zq_socket_t udp;
-    zq_addr_t bound;
-    if (zq_port_udp_open(&udp, &addr, &bound) != ZQ_OK) {
-        ESP_LOGW(TAG, "address changed from %s, and no UDP socket on the new one yet", was);
-        return; /* tried again at the next check */
+    char from[ZQ_ADDR_TEXT_MAX];
+    char to[ZQ_ADDR_TEXT_MAX];
+    (void)zq_addr_format(&was, from, sizeof from);
+    if (moved == ZQ_ADDRESS_NO_SOCKET) {
+        ESP_LOGW(TAG, "address changed from %s, and no UDP socket on the new one yet", from);
+        return;
     }
-    zq_port_udp_close(r->udp);
-    r->udp = udp;
-    r->local = bound;
-    (void)zq_addr_format(&r->local, is, sizeof is);
-    ESP_LOGI(TAG, "address changed from %s to %s; rejoining", was, is);
-    zq_device_ws_close(&r->ws);
-    zq_host_hosts_changed(&r->host, now, &r->local, 1);
+    (void)zq_addr_format(&r->local, to, sizeof to);
+    ESP_LOGI(TAG, "address changed from %s to %s; rejoining", from, to);
 }
 
 /* One turn: wait for a socket or the next deadline, then handle what came. */
@@ -283,8 +283,11 @@ static void run_once(zq_esp32_runner_t *r)
     fd_set wr;
     FD_ZERO(&rd);
     FD_ZERO(&wr);
-    FD_SET(r->udp, &rd);
-    int max_fd = r->udp;
+    int max_fd = -1;
+    if (r->udp != ZQ_SOCKET_INVALID) { /* none while a new address has no socket yet */
+        FD_SET(r->udp, &rd);
+        max_fd = r->udp;
+    }
     if (r->ws.open) {
         FD_SET(ws_fd, &rd);
         if (zq_device_ws_wants_write(&r->ws)) {
@@ -295,7 +298,7 @@ static void run_once(zq_esp32_runner_t *r)
     int relay_fd = r->relay.sock;
     if (relay_fd != ZQ_SOCKET_INVALID) {
         FD_SET(relay_fd, &rd);
-        if (zq_relay_link_wants_write(&r->host, &r->relay)) {
+        if (zq_relay_link_wants_write(&r->relay, &r->host)) {
             FD_SET(relay_fd, &wr);
         }
         max_fd = relay_fd > max_fd ? relay_fd : max_fd;
@@ -308,7 +311,7 @@ static void run_once(zq_esp32_runner_t *r)
         vTaskDelay(pdMS_TO_TICKS(10)); /* never spin on a persistent error */
         return;
     }
-    if (n > 0 && FD_ISSET(r->udp, &rd)) {
+    if (n > 0 && r->udp != ZQ_SOCKET_INVALID && FD_ISSET(r->udp, &rd)) {
         read_udp(r);
     }
     bool ws_readable = n > 0 && r->ws.open && FD_ISSET(ws_fd, &rd);
@@ -363,8 +366,8 @@ static zq_err_t start_node(zq_esp32_runner_t *r)
     cfg.dtls = &r->dtls;
     cfg.hosts[0] = bound;
     cfg.n_hosts = 1;
-#if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM && defined(ZQ_MBEDTLS_TLS)
-    cfg.turn_trust = r->url.secure ? &r->trust : NULL; /* turns: checked as wss:// is */
+#if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM
+    cfg.turn_trust = trust_of(r); /* turns: is checked as wss:// is; without one, skipped */
 #endif
     brk_config_t bcfg;
     brk_config_default(&bcfg);

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "port/address/follow.h"
 #include "port/lwip/zq_lwip.h"
 #include "zq/time.h"
 
@@ -177,38 +178,29 @@ static void send_outputs(zq_lwip_runner_t *r, uint64_t now)
 
 /* ---- The board's address ------------------------------------------------------------------- */
 
-static zq_err_t open_udp(zq_lwip_runner_t *r, uint16_t port);
-
-/* A new address (a DHCP renewal, another network): the UDP socket moves to it on the same
- * port, the signalling connection goes (lwIP aborted it with the old address), and the host
- * rejoins at once with the new candidates (zq_host_hosts_changed). */
+/* A new address (a DHCP renewal, another network): port/address/follow.h moves the UDP socket
+ * and rejoins; this says so. */
 static void watch_address(zq_lwip_runner_t *r, uint64_t now)
 {
     if (now < r->next_address_check) {
         return;
     }
     r->next_address_check = now + ADDRESS_CHECK_MS;
-    zq_addr_t addr;
-    if (zq_port_host_addresses(&addr, 1, false) == 0 || memcmp(addr.ip, r->local.ip, 4) == 0) {
-        return; /* none (the link is down: nothing to move to yet), or the same */
+    zq_addr_t was;
+    zq_address_follow_t moved =
+        zq_address_follow(&r->udp, &r->local, &was, &r->ws, &r->host, now);
+    if (moved == ZQ_ADDRESS_SAME) {
+        return;
     }
-    char was[ZQ_ADDR_TEXT_MAX];
-    char is[ZQ_ADDR_TEXT_MAX];
-    (void)zq_addr_format(&r->local, was, sizeof was);
-    zq_addr_t old = r->local;
-    zq_port_udp_close(r->udp);
-    zq_err_t err = open_udp(r, r->local.port);
-    if (err != ZQ_OK) {
-        r->local = old;
-        zq_lwip_printf("zq: address changed from %s, and no UDP socket on the new one: %s", was,
-                       zq_strerror(err));
-        r->udp = ZQ_SOCKET_INVALID;
-        return; /* tried again at the next check: r->local still holds the old address */
+    char from[ZQ_ADDR_TEXT_MAX];
+    char to[ZQ_ADDR_TEXT_MAX];
+    (void)zq_addr_format(&was, from, sizeof from);
+    if (moved == ZQ_ADDRESS_NO_SOCKET) {
+        zq_lwip_printf("zq: address changed from %s, and no UDP socket on the new one yet", from);
+        return;
     }
-    (void)zq_addr_format(&r->local, is, sizeof is);
-    zq_lwip_printf("zq: address changed from %s to %s; rejoining", was, is);
-    zq_device_ws_close(&r->ws);
-    zq_host_hosts_changed(&r->host, now, &r->local, 1);
+    (void)zq_addr_format(&r->local, to, sizeof to);
+    zq_lwip_printf("zq: address changed from %s to %s; rejoining", from, to);
 }
 
 /* ---- Inputs -------------------------------------------------------------------------------- */

@@ -107,7 +107,7 @@ bool zq_relay_link_service(zq_relay_link_t *l, zq_host_t *h, uint64_t now,
     return any;
 }
 
-bool zq_relay_link_wants_write(zq_host_t *h, const zq_relay_link_t *l)
+bool zq_relay_link_wants_write(const zq_relay_link_t *l, zq_host_t *h)
 {
     const uint8_t *data;
     size_t len;

@@ -33,7 +33,7 @@ bool zq_relay_link_service(zq_relay_link_t *l, zq_host_t *h, uint64_t now,
                            uint32_t connect_timeout_ms);
 
 /** Whether bytes wait for the socket to take them (watch it for writing). */
-bool zq_relay_link_wants_write(zq_host_t *h, const zq_relay_link_t *l);
+bool zq_relay_link_wants_write(const zq_relay_link_t *l, zq_host_t *h);
 
 /** Closes the connection if one is open (the node is told by its own stop). */
 void zq_relay_link_close(zq_relay_link_t *l);
