@@ -2,8 +2,10 @@
 # What the shell tests of the firmware image share (tests/firmware/wss.sh, turn.sh): the
 # board's tap in the test's own network namespace with nothing let beyond it, booting and
 # stopping the board, reading its console, and counted checks. Sourced after echo_env.sh and
-# tests/interop/wss/checks.sh, with $out, $status and $firmware set.
+# tests/interop/wss/checks.sh, with $here and $firmware set.
 #
+#   fw_test_start LABEL "$0" "$@"   the wss image built, a network namespace of the test's own
+#                          (the script runs again inside it), $out, $status, $pids, the traps
 #   fw_lan_up              zq-fw0 holding 192.0.2.1/24 (RFC 5737's TEST-NET-1); an nftables
 #                          rule drops and counts anything addressed beyond loopback and it
 #   boot_board NAME IMAGE APP ROOM URL [options]   the board on 192.0.2.2: $fw_pid, its console
@@ -12,6 +14,21 @@
 #   wait_long FILE PATTERN SECONDS;  joins NAME N;  refused NAME PATTERN
 #   tally WHAT COMMAND...  check (checks.sh), counted in $passed and $failed
 #   fw_leaked              the packets the rule dropped
+
+fw_test_start() {
+    label=$1
+    shift
+    [ -f "$here/../../build-firmware/zq_firmware_wss.elf" ] || {
+        echo "$label: no build-firmware/zq_firmware_wss.elf: scripts/firmware build" >&2
+        exit 1
+    }
+    echo_env_netns "$(echo "$label" | tr '[:lower:]' '[:upper:]')" "$@"
+    out=$(mktemp -d)
+    status=0
+    pids=
+    trap 'stop $pids; [ "$status" -ne 0 ] && echo_env_dump_logs; rm -rf "$out"; exit "$status"' EXIT
+    trap 'status=1; exit' INT TERM
+}
 
 fw_lan_up() {
     ip tuntap add dev zq-fw0 mode tap &&

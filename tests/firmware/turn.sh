@@ -23,18 +23,10 @@ zq=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the test works in
 firmware="$here/../../scripts/firmware"
 . "$here/../support/echo_env.sh"
 . "$here/../interop/wss/checks.sh"
-[ -f "$here/../../build-firmware/zq_firmware_wss.elf" ] || {
-    echo "firmware_turn: no build-firmware/zq_firmware_wss.elf: scripts/firmware build" >&2
-    exit 1
-}
-command -v turnserver >/dev/null 2>&1 || { echo "firmware_turn: no coturn: scripts/setup test" >&2; exit 1; }
-echo_env_netns FW_TURN "$0" "$@"
-out=$(mktemp -d)
-status=0
-pids=
-trap 'stop $pids; [ "$status" -ne 0 ] && echo_env_dump_logs; rm -rf "$out"; exit "$status"' EXIT
-trap 'status=1; exit' INT TERM
 . "$here/board_env.sh"
+. "$here/../support/coturn.sh"
+command -v turnserver >/dev/null 2>&1 || { echo "firmware_turn: no coturn: scripts/setup test" >&2; exit 1; }
+fw_test_start firmware_turn "$0" "$@"
 
 fw_lan_up
 # The board's UDP, all of it, goes nowhere (its TCP and TLS do).
@@ -49,15 +41,7 @@ wss_make_certs IP:192.0.2.1 || { status=1; exit; }
 cat rsa.pem rsa-ca.pem >rsa-chain.pem
 cd "$out" || exit 1
 
-secret="rest secret shared with coturn"
-printf '%s\n' "$secret" >"$out/turn.secret"
-turnserver -n --listening-ip=192.0.2.1 --listening-port=3478 --relay-ip=192.0.2.1 \
-    --tls-listening-port=443 --cert="$certs/rsa-chain.pem" --pkey="$certs/rsa.key" \
-    --min-port=49152 --max-port=49400 --use-auth-secret --static-auth-secret="$secret" \
-    --realm=zq.test --no-dtls --no-cli --no-multicast-peers \
-    --simple-log --log-file=stdout --pidfile="$out/turnserver.pid" \
-    --userdb="$out/turndb" >"$out/coturn.out" 2>&1 &
-pids="$pids $!"
+coturn_start 192.0.2.1 "$certs/rsa-chain.pem" "$certs/rsa.key"
 "$zq" signal --listen 192.0.2.1:8443 --open --tls-cert "$certs/rsa-chain.pem" \
     --tls-key "$certs/rsa.key" --turn-secret "$out/turn.secret" \
     --turn-url turn:192.0.2.1:3478 --turn-url 'turn:192.0.2.1:3478?transport=tcp' \

@@ -35,16 +35,7 @@ firmware="$here/../../scripts/firmware"
 . "$here/../support/echo_env.sh"
 . "$here/../interop/wss/checks.sh"
 . "$here/board_env.sh"
-[ -f "$here/../../build-firmware/zq_firmware_wss.elf" ] || {
-    echo "firmware_wss: no build-firmware/zq_firmware_wss.elf: scripts/firmware build" >&2
-    exit 1
-}
-echo_env_netns FW_WSS "$0" "$@"
-out=$(mktemp -d)
-status=0
-pids=
-trap 'stop $pids; [ "$status" -ne 0 ] && echo_env_dump_logs; rm -rf "$out"; exit "$status"' EXIT
-trap 'status=1; exit' INT TERM
+fw_test_start firmware_wss "$0" "$@"
 
 # ---- The LAN: the board's tap, and nothing beyond it -----------------------------------------
 fw_lan_up

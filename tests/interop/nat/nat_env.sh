@@ -11,6 +11,8 @@ for c in turnserver nft nsenter openssl; do
 done
 # shellcheck source=bed.sh
 . "$here/bed.sh"
+# shellcheck source=../../support/coturn.sh
+. "$here/../../support/coturn.sh"
 out=$(mktemp -d)
 status=0
 pids=
@@ -54,15 +56,7 @@ nat_env_certs() {
 nat_env_servers() {
     nat_env_certs || { fail "openssl could not make the bed's certificates"; exit 1; }
     export SSL_CERT_FILE="$out/ca.pem"
-    secret="rest secret shared with coturn"
-    printf '%s\n' "$secret" >"$out/turn.secret"
-    turnserver -n --listening-ip=203.0.113.10 --listening-port=3478 --relay-ip=203.0.113.10 \
-        --tls-listening-port=443 --cert="$out/turn.pem" --pkey="$out/turn.key" \
-        --min-port=49152 --max-port=49400 --use-auth-secret --static-auth-secret="$secret" \
-        --realm=zq.test --no-dtls --no-cli --no-multicast-peers \
-        --simple-log --log-file=stdout --pidfile="$out/turnserver.pid" \
-        --userdb="$out/turndb" >"$out/coturn.out" 2>&1 &
-    pids="$pids $!"
+    coturn_start 203.0.113.10 "$out/turn.pem" "$out/turn.key"
     "$1" signal --listen 203.0.113.10:8080 --open --stun-url stun:203.0.113.10:3478 \
         --turn-secret "$out/turn.secret" --turn-url turn:203.0.113.10:3478 \
         --turn-url 'turn:203.0.113.10:3478?transport=tcp' \
