@@ -10,6 +10,8 @@
 #   turn    TURN client allocations (stack/turn), on ice's STUN messages
 #   tls     TLS 1.2 (stack/tls): the wss:// and turns: client, zq signal's server; knows no other
 #           stack layer
+#   nats    a NATS client's protocol (stack/nats): what `zq signal --cluster` speaks to NATS
+#   mqtt    an MQTT 3.1.1 and 5 client's protocol (stack/mqtt): what `zq bridge` speaks
 #   signal  the signalling client, WebSocket, HTTP, the room router
 #   node    a room's peers; broker above it; app/ (the demo devices) above that
 #   host    node + broker + signalling link, sans-IO, what every port runs (its own target,
@@ -25,7 +27,7 @@
 set(ZQ_LAYERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/..")
 get_filename_component(ZQ_LAYERS_ROOT "${ZQ_LAYERS_ROOT}" ABSOLUTE)
 
-set(ZQ_CORE_LAYERS base ice turn dtls tls sctp sdp peer signal node broker app)
+set(ZQ_CORE_LAYERS base ice turn dtls tls nats mqtt sctp sdp peer signal node broker bridge app)
 set(ZQ_TOP_LAYERS host port posix esp32 lwip server cli)
 
 set(ZQ_LAYER_base_DIRS core include/zq)
@@ -38,6 +40,10 @@ set(ZQ_LAYER_dtls_DIRS stack/dtls)
 set(ZQ_LAYER_dtls_USES base)
 set(ZQ_LAYER_tls_DIRS stack/tls)
 set(ZQ_LAYER_tls_USES base)
+set(ZQ_LAYER_nats_DIRS stack/nats)
+set(ZQ_LAYER_nats_USES base)
+set(ZQ_LAYER_mqtt_DIRS stack/mqtt)
+set(ZQ_LAYER_mqtt_USES base)
 set(ZQ_LAYER_sctp_DIRS stack/sctp)
 set(ZQ_LAYER_sctp_USES base)
 set(ZQ_LAYER_sdp_DIRS stack/sdp)
@@ -50,6 +56,8 @@ set(ZQ_LAYER_node_DIRS node)
 set(ZQ_LAYER_node_USES signal)
 set(ZQ_LAYER_broker_DIRS broker)
 set(ZQ_LAYER_broker_USES node)
+set(ZQ_LAYER_bridge_DIRS bridge)
+set(ZQ_LAYER_bridge_USES broker mqtt)
 set(ZQ_LAYER_app_DIRS app)
 set(ZQ_LAYER_app_USES broker)
 
@@ -64,9 +72,9 @@ set(ZQ_LAYER_esp32_USES port)
 set(ZQ_LAYER_lwip_DIRS port/lwip board firmware)
 set(ZQ_LAYER_lwip_USES port)
 set(ZQ_LAYER_server_DIRS server)
-set(ZQ_LAYER_server_USES posix)
+set(ZQ_LAYER_server_USES posix nats)
 set(ZQ_LAYER_cli_DIRS cli)
-set(ZQ_LAYER_cli_USES server)
+set(ZQ_LAYER_cli_USES server bridge)
 
 # Tests, benches, tools and examples may include anything; nothing may include them.
 set(ZQ_LAYER_tests_DIRS tests bench tools examples port/posix/tests server/tests cli/tests)
@@ -107,6 +115,14 @@ function(zq_add_core name)
     file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${globs})
     list(APPEND all_sources ${sources})
     set(lib ${name}_${layer})
+    if(NOT sources)
+      # A layer with no C file yet (headers only): nothing to compile, its uses still pass on.
+      add_library(${lib} INTERFACE)
+      foreach(use IN LISTS ZQ_LAYER_${layer}_USES)
+        target_link_libraries(${lib} INTERFACE ${name}_${use})
+      endforeach()
+      continue()
+    endif()
     add_library(${lib} STATIC ${sources})
     target_include_directories(${lib} PUBLIC ${ZQ_LAYERS_ROOT}/include ${ZQ_LAYERS_ROOT})
     target_compile_options(${lib} PRIVATE ${ZQ_WARNINGS} ${arg_OPTIONS})
@@ -121,8 +137,10 @@ function(zq_add_core name)
     endif()
   endforeach()
   target_link_libraries(${name}_base PUBLIC zq_mbedtls) # include/zq/crypto.h is mbedTLS's
-  list(GET ZQ_CORE_LAYERS -1 top)
-  target_link_libraries(${name} INTERFACE ${name}_${top})
+  # Every layer, not just the top one: nats, mqtt and bridge sit beside app, under no one.
+  foreach(layer IN LISTS ZQ_CORE_LAYERS)
+    target_link_libraries(${name} INTERFACE ${name}_${layer})
+  endforeach()
   set(options ${ZQ_WARNINGS} ${arg_OPTIONS})
   set_target_properties(${name} PROPERTIES ZQ_SOURCES "${all_sources}"
                                            ZQ_COMPILE_OPTIONS "${options}")

@@ -531,6 +531,23 @@
 #define ZQ_SIG_MAX_CLIENTS 256
 #endif
 
+/** Members other servers of a cluster hold (`zq signal --cluster`, signal/cluster.h) that one
+ *  server keeps track of: those in rooms where it has members itself. A member beyond it is
+ *  counted (remote_full) and its room here does not hear of it.
+ *  Unit: members.
+ *  RAM: one sig_remote_t (112 B) per unit per clustered server. */
+#ifndef ZQ_SIG_REMOTE_MAX
+#define ZQ_SIG_REMOTE_MAX 1024
+#endif
+
+/** Other servers of a cluster one server keeps track of (`zq signal --cluster`); a server
+ *  beyond it is counted (servers_full) and not heard.
+ *  Unit: servers.
+ *  RAM: one sig_peer_server_t (32 B) per unit per clustered server. */
+#ifndef ZQ_SIG_CLUSTER_SERVERS_MAX
+#define ZQ_SIG_CLUSTER_SERVERS_MAX 16
+#endif
+
 /** Topic and queue names one room member may announce (`create_topic`, `subscribe`,
  *  `create_queue`, `consume`) for its room's /api lists; a name beyond it is counted and
  *  not listed. The names leave the lists with the member.
@@ -545,6 +562,117 @@
  *  RAM: ZQ_SIG_NAMES_PER_MEMBER x ZQ_SIG_MAX_CLIENTS bytes per unit per router. */
 #ifndef ZQ_SIG_NAME_MAX
 #define ZQ_SIG_NAME_MAX 128
+#endif
+
+/* ---- NATS client (stack/nats, docs.nats.io/reference/reference-protocols/nats-protocol) ---- */
+
+/** Longest protocol line a NATS client reads, its CRLF not counted: a MSG's control line, or an
+ *  INFO with its JSON (nats-server 2.9 sends ~300 bytes alone, ~60 more per cluster URL). A
+ *  longer line fails the connection.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per nats_client_t (its line buffer). */
+#ifndef ZQ_NATS_LINE_MAX
+#define ZQ_NATS_LINE_MAX 4096
+#endif
+
+/** Largest MSG payload a NATS client delivers; a larger one is skipped whole (read, never
+ *  kept), counted in dropped_oversize, and the connection goes on.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per nats_client_t (its payload buffer). */
+#ifndef ZQ_NATS_PAYLOAD_MAX
+#define ZQ_NATS_PAYLOAD_MAX 16384
+#endif
+
+/** Bytes a NATS client holds for the caller to write to TCP: CONNECT, PUB with its payload,
+ *  SUB, UNSUB, PING, PONG. A command that does not fit the free space is refused whole.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per nats_client_t (its output queue). */
+#ifndef ZQ_NATS_OUT_MAX
+#define ZQ_NATS_OUT_MAX 65536
+#endif
+
+/** Cluster URLs kept from an INFO's connect_urls, where a client can reconnect; more are
+ *  counted in info_dropped.
+ *  Unit: URLs.
+ *  RAM: ZQ_NATS_URL_MAX bytes per unit per nats_client_t (its nats_info_t). */
+#ifndef ZQ_NATS_URLS_MAX
+#define ZQ_NATS_URLS_MAX 8
+#endif
+
+/** Longest connect_urls entry kept, with its NUL ("10.0.0.12:4222"; a longer one is counted in
+ *  info_dropped).
+ *  Unit: bytes.
+ *  RAM: ZQ_NATS_URLS_MAX bytes per unit per nats_client_t (its nats_info_t). */
+#ifndef ZQ_NATS_URL_MAX
+#define ZQ_NATS_URL_MAX 64
+#endif
+
+/* ---- MQTT client (MQTT 3.1.1 and 5.0, stack/mqtt) ----------------------------------------- */
+
+/** Largest MQTT packet a client receives or sends, fixed header included; sent as the Maximum
+ *  Packet Size of a v5 CONNECT (5.0 §3.1.2.11.4), so a v5 server sending more commits a
+ *  protocol error, and a 3.1.1 packet over it is skipped and counted.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per mqtt_client_t (its receive buffer). */
+#ifndef ZQ_MQTT_PACKET_MAX
+#define ZQ_MQTT_PACKET_MAX 16384
+#endif
+
+/** Bytes a client holds for the caller to write to TCP (CONNECT, publishes, acks, SUBSCRIBE,
+ *  PINGREQ); a packet that does not fit the free space is refused whole (ZQ_ERR_WOULD_BLOCK)
+ *  or waits inside the client (acks, resends). At least ZQ_MQTT_PACKET_MAX + 16 (a packet is
+ *  written before its lengths are known).
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per mqtt_client_t (its output queue). */
+#ifndef ZQ_MQTT_OUT_MAX
+#define ZQ_MQTT_OUT_MAX (2 * ZQ_MQTT_PACKET_MAX)
+#endif
+
+/** Outgoing QoS 1 publishes a client keeps until their PUBACK, whole, to send again after a
+ *  reconnect (MQTT-4.4.0-1); beyond it a publish is refused with ZQ_ERR_WOULD_BLOCK.
+ *  Unit: publishes.
+ *  RAM: one mqtt_inflight_t (12 B) per unit per mqtt_client_t. */
+#ifndef ZQ_MQTT_INFLIGHT_MAX
+#define ZQ_MQTT_INFLIGHT_MAX 16
+#endif
+
+/** Bytes of encoded packets the in-flight QoS 1 publishes share; a publish that does not fit
+ *  is refused with ZQ_ERR_WOULD_BLOCK. At least ZQ_MQTT_PACKET_MAX + 16.
+ *  Unit: bytes.
+ *  RAM: 1 byte per unit per mqtt_client_t (its in-flight pool). */
+#ifndef ZQ_MQTT_INFLIGHT_BYTES
+#define ZQ_MQTT_INFLIGHT_BYTES (4 * ZQ_MQTT_PACKET_MAX)
+#endif
+
+/** Incoming QoS 1 publishes a client holds unacknowledged until the caller acks them: the
+ *  Receive Maximum it grants at most (5.0 §3.1.2.11.3), counted alike in 3.1.1.
+ *  Unit: publishes.
+ *  RAM: one mqtt_unacked_t (6 B) per unit per mqtt_client_t. */
+#ifndef ZQ_MQTT_RX_INFLIGHT_MAX
+#define ZQ_MQTT_RX_INFLIGHT_MAX 16
+#endif
+
+/** Longest topic name or filter a client sends or delivers; an incoming PUBLISH with a longer
+ *  topic is refused and counted.
+ *  Unit: bytes.
+ *  RAM: none (a bound on a length). */
+#ifndef ZQ_MQTT_TOPIC_MAX
+#define ZQ_MQTT_TOPIC_MAX 256
+#endif
+
+/** Topic filters one SUBSCRIBE or UNSUBSCRIBE carries.
+ *  Unit: filters.
+ *  RAM: none (a bound on a count; reason codes are read in place). */
+#ifndef ZQ_MQTT_SUBS_MAX
+#define ZQ_MQTT_SUBS_MAX 8
+#endif
+
+/** SUBSCRIBE and UNSUBSCRIBE requests awaiting their ack at once; beyond it a request is
+ *  refused with ZQ_ERR_WOULD_BLOCK.
+ *  Unit: requests.
+ *  RAM: one mqtt_request_t (4 B) per unit per mqtt_client_t. */
+#ifndef ZQ_MQTT_REQUESTS_MAX
+#define ZQ_MQTT_REQUESTS_MAX 4
 #endif
 
 /* ---- Node (node/) ------------------------------------------------------------------------- */
@@ -670,6 +798,15 @@
  *  menuconfig: Capacities, "Publishers whose resume point is kept", 1..255, default 4. */
 #ifndef ZQ_BRK_MAX_PUBLISHERS
 #define ZQ_BRK_MAX_PUBLISHERS 16
+#endif
+
+/** QoS 1 messages a broker with hold_qos1 (brk.h: a bridge) has delivered and the application
+ *  has not yet finished (brk_message_done()); with every one taken the broker reads no more
+ *  frames from its peers until one is finished.
+ *  Unit: messages.
+ *  RAM: one brk_held_msg_t (24 B) per unit per broker. */
+#ifndef ZQ_BRK_HELD_MESSAGES
+#define ZQ_BRK_HELD_MESSAGES 32
 #endif
 
 /** ZeroQ envelopes remembered to deliver each once (PROTOCOL.md §9): keys of (sender identity,
@@ -1019,12 +1156,43 @@ _Static_assert(ZQ_DC_EVENT_QUEUE >= 2 * ZQ_DC_MAX_CHANNELS && ZQ_DC_EVENT_QUEUE 
                "a channel makes at most two events between drains (datachannel.c: push_event)");
 
 /* Signalling */
+_Static_assert(ZQ_SIG_CLUSTER_SERVERS_MAX >= 1 && ZQ_SIG_CLUSTER_SERVERS_MAX <= 255,
+               "a cluster's servers are indexed by a byte");
+_Static_assert(ZQ_SIG_REMOTE_MAX >= 1, "ZQ_SIG_REMOTE_MAX must hold at least one member");
 _Static_assert(ZQ_HTTP_MAX_REQUEST >= 512, "ZQ_HTTP_MAX_REQUEST cannot hold a browser upgrade");
 _Static_assert(ZQ_HTTP_MAX_HEADERS >= 8 && ZQ_HTTP_MAX_HEADERS <= 255,
                "ZQ_HTTP_MAX_HEADERS must be 8..255 (an upgrade request has about 8)");
 _Static_assert(ZQ_WS_MAX_MESSAGE >= 125, "ZQ_WS_MAX_MESSAGE below a control frame's payload");
 _Static_assert((unsigned long long)ZQ_WS_MAX_MESSAGE < (1ULL << 62),
                "lengths are 63-bit (RFC 6455 §5.2)");
+
+/* NATS client */
+_Static_assert(ZQ_NATS_LINE_MAX >= 512 && ZQ_NATS_LINE_MAX <= 1048576,
+               "ZQ_NATS_LINE_MAX must be 512..1 MiB: nats-server's INFO alone is ~300 bytes");
+_Static_assert(ZQ_NATS_PAYLOAD_MAX >= 1, "ZQ_NATS_PAYLOAD_MAX must deliver at least 1 byte");
+_Static_assert(ZQ_NATS_OUT_MAX >= 512, "ZQ_NATS_OUT_MAX cannot hold a CONNECT and its PING");
+_Static_assert(ZQ_NATS_URLS_MAX >= 1 && ZQ_NATS_URLS_MAX <= 255, "ZQ_NATS_URLS_MAX: 1..255");
+_Static_assert(ZQ_NATS_URL_MAX >= 16, "ZQ_NATS_URL_MAX cannot hold \"255.255.255.255:65535\"");
+
+/* MQTT client */
+_Static_assert(ZQ_MQTT_PACKET_MAX >= 128 && ZQ_MQTT_PACKET_MAX <= 268435460,
+               "ZQ_MQTT_PACKET_MAX must be 128..268435460 (a 4-byte remaining length, §1.5.5)");
+/* + 16: the room a packet is written in before its lengths are known (MQTT_WRITE_SLACK). */
+_Static_assert(ZQ_MQTT_OUT_MAX >= ZQ_MQTT_PACKET_MAX + 16 && ZQ_MQTT_OUT_MAX <= 0x7FFFFFFF,
+               "ZQ_MQTT_OUT_MAX must hold the largest packet, and 16 bytes to write it in");
+_Static_assert(ZQ_MQTT_INFLIGHT_BYTES >= ZQ_MQTT_PACKET_MAX + 16 &&
+                   ZQ_MQTT_INFLIGHT_BYTES <= 0x7FFFFFFF,
+               "ZQ_MQTT_INFLIGHT_BYTES must hold the largest publish, and 16 bytes to write it in");
+_Static_assert(ZQ_MQTT_INFLIGHT_MAX >= 1 && ZQ_MQTT_INFLIGHT_MAX <= 65535,
+               "ZQ_MQTT_INFLIGHT_MAX: 1..65535 (packet ids are 16-bit)");
+_Static_assert(ZQ_MQTT_RX_INFLIGHT_MAX >= 1 && ZQ_MQTT_RX_INFLIGHT_MAX <= 65535,
+               "ZQ_MQTT_RX_INFLIGHT_MAX: 1..65535 (a v5 Receive Maximum)");
+_Static_assert(ZQ_MQTT_TOPIC_MAX >= 1 && ZQ_MQTT_TOPIC_MAX <= 65535 &&
+                   ZQ_MQTT_TOPIC_MAX + 64 <= ZQ_MQTT_PACKET_MAX,
+               "ZQ_MQTT_TOPIC_MAX: 1..65535, and a SUBSCRIBE of one such filter must fit a packet");
+_Static_assert(ZQ_MQTT_SUBS_MAX >= 1 && ZQ_MQTT_SUBS_MAX <= 255, "ZQ_MQTT_SUBS_MAX: 1..255");
+_Static_assert(ZQ_MQTT_REQUESTS_MAX >= 1 && ZQ_MQTT_REQUESTS_MAX <= 255,
+               "ZQ_MQTT_REQUESTS_MAX: 1..255");
 
 /* Node and broker */
 _Static_assert(ZQ_NODE_WAITLIST >= 1 && ZQ_NODE_WAITLIST <= 255,
