@@ -14,7 +14,9 @@
 #include "cli/cli.h"
 #include "port/posix/read_file.h"
 #include "server/signal.h"
+#include "signal/cluster.h"
 #include "signal/router.h"
+#include "stack/nats/nats.h"
 
 #define SIGNAL_DEFAULT_PORT 8080
 #define DEFAULT_IDLE_S 45
@@ -43,6 +45,11 @@ typedef struct {
     const char *turn_ttl;
     const char *tls_cert;
     const char *tls_key;
+    const char *cluster;
+    const char *cluster_prefix;
+    const char *nats_user;
+    const char *nats_password;
+    const char *nats_token;
 } signal_options_t;
 
 void zq_cmd_signal_help(FILE *out)
@@ -52,6 +59,8 @@ void zq_cmd_signal_help(FILE *out)
         "                 [--token-key-file FILE | --open] [--idle-timeout SECONDS]\n"
         "                 [--stun-url URL]... [--turn-secret FILE --turn-url URL...\n"
         "                 [--turn-ttl SECONDS]] [--tls-cert FILE --tls-key FILE]\n"
+        "                 [--cluster URL[,URL]... [--cluster-prefix P] [--nats-user U\n"
+        "                 --nats-password P | --nats-token T]]\n"
         "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
         "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
@@ -108,6 +117,18 @@ void zq_cmd_signal_help(FILE *out)
         "                         certificate first, then its intermediates (fullchain.pem)\n"
         "  --tls-key FILE         the certificate's private key, PEM, unencrypted (PKCS#8,\n"
         "                         RSA or EC)\n"
+        "  --cluster URL,...      share rooms with every zq signal on the same NATS: members\n"
+        "                         on different servers meet as on one. URL is\n"
+        "                         nats://[USER:PASS@|TOKEN@]HOST[:PORT] (port 4222 if\n"
+        "                         left out); more URLs, and the NATS servers their INFO\n"
+        "                         names, are tried in turn when one fails. A server\n"
+        "                         silent for 3 s is taken as gone: its members' rooms\n"
+        "                         hear peer_left\n"
+        "  --cluster-prefix P     the NATS subjects' prefix (default zq.signal): servers\n"
+        "                         with another prefix are another cluster\n"
+        "  --nats-user U          NATS credentials, as NATS's own --user, --password and\n"
+        "  --nats-password P      --token name them (over the URL's)\n"
+        "  --nats-token T\n"
         "  --help                 show this help\n"
         "\n"
         "exit status: 0 stopped by a signal (or token printed), 1 the address is in use or\n"
@@ -168,6 +189,16 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
         o->tls_cert = value;
     } else if (strcmp(name, "--tls-key") == 0) {
         o->tls_key = value;
+    } else if (strcmp(name, "--cluster") == 0) {
+        o->cluster = value;
+    } else if (strcmp(name, "--cluster-prefix") == 0) {
+        o->cluster_prefix = value;
+    } else if (strcmp(name, "--nats-user") == 0) {
+        o->nats_user = value;
+    } else if (strcmp(name, "--nats-password") == 0) {
+        o->nats_password = value;
+    } else if (strcmp(name, "--nats-token") == 0) {
+        o->nats_token = value;
     } else {
         o->print_token = value;
     }
@@ -180,7 +211,9 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
                                              "--token-key-file", "--idle-timeout",
                                              "--print-token", "--token-ttl",
                                              "--turn-secret", "--turn-url", "--stun-url",
-                                             "--turn-ttl", "--tls-cert", "--tls-key"};
+                                             "--turn-ttl", "--tls-cert", "--tls-key",
+                                             "--cluster", "--cluster-prefix", "--nats-user",
+                                             "--nats-password", "--nats-token"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
@@ -339,6 +372,40 @@ static int configure_tls(const signal_options_t *o, signal_settings_t *s)
     return rc;
 }
 
+/* --cluster and the NATS credentials. */
+static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
+{
+    const char *why;
+    if (o->cluster == NULL) {
+        return o->cluster_prefix != NULL || o->nats_user != NULL || o->nats_password != NULL ||
+                       o->nats_token != NULL
+                   ? zq_cli_usage_error("signal", "--cluster-prefix and --nats-* go with "
+                                                  "--cluster")
+                   : -1;
+    }
+    if ((why = signal_cluster_check_urls(o->cluster)) != NULL) {
+        return zq_cli_usage_error("signal", "--cluster '%s': %s", o->cluster, why);
+    }
+    if ((o->nats_user == NULL) != (o->nats_password == NULL) ||
+        (o->nats_user != NULL && o->nats_token != NULL)) {
+        return zq_cli_usage_error("signal", "--nats-user goes with --nats-password, and "
+                                            "neither with --nats-token");
+    }
+    if (o->cluster_prefix != NULL &&
+        (strlen(o->cluster_prefix) == 0 || strlen(o->cluster_prefix) > SIG_CLUSTER_PREFIX_MAX ||
+         !nats_subject_valid(o->cluster_prefix, false))) {
+        return zq_cli_usage_error("signal", "--cluster-prefix wants up to %d characters of "
+                                            "NATS subject tokens (a.b.c), not '%s'",
+                                  SIG_CLUSTER_PREFIX_MAX, o->cluster_prefix);
+    }
+    s->cluster = o->cluster;
+    s->cluster_prefix = o->cluster_prefix;
+    s->nats_user = o->nats_user;
+    s->nats_password = o->nats_password;
+    s->nats_token = o->nats_token;
+    return -1;
+}
+
 /* The server's settings from the options; returns -1 or an exit code. */
 static int configure(const signal_options_t *o, signal_settings_t *s)
 {
@@ -374,6 +441,7 @@ static int configure(const signal_options_t *o, signal_settings_t *s)
     }
     rc = configure_ice_servers(o, s);
     rc = rc < 0 ? configure_tls(o, s) : rc;
+    rc = rc < 0 ? configure_cluster(o, s) : rc;
     if (rc >= 0) {
         return rc;
     }

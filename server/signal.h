@@ -67,7 +67,16 @@ typedef struct {
     size_t tls_chain_len;  /**< without the NUL */
     const char *tls_key;   /**< --tls-key's PEM text, NUL-ended, borrowed */
     size_t tls_key_len;
+    const char *cluster;   /**< --cluster: nats://[USER:PASS@|TOKEN@]HOST[:PORT][,...]; NULL:
+                                this server is alone; borrowed */
+    const char *cluster_prefix; /**< the subjects' prefix; NULL: "zq.signal" */
+    const char *nats_user;      /**< over the URL's: NATS's own --user, --password, --token */
+    const char *nats_password;
+    const char *nats_token;
 } signal_settings_t;
+
+/** NULL if @p list is a --cluster value signal_run() takes, else why not. */
+const char *signal_cluster_check_urls(const char *list);
 
 /** 127.0.0.1:8080, 45 s idle, any origin, no tokens, no static files. */
 void signal_settings_default(signal_settings_t *s);

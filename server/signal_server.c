@@ -113,6 +113,7 @@ static uint64_t server_next_timeout(void *obj)
 {
     const signal_server_t *srv = obj;
     uint64_t t = signal_tls_next_deadline(srv, srv->next_ping);
+    t = signal_cluster_next_deadline(srv, t);
     for (size_t i = 0; i < ZQ_SIGNAL_MAX_HTTP; i++) {
         if (srv->http[i].state != HTTP_FREE) {
             t = zq_time_min(t, srv->http[i].deadline);
@@ -168,6 +169,7 @@ static void server_timeout(void *obj, uint64_t now)
 {
     signal_server_t *srv = obj;
     expire(srv, now);
+    signal_cluster_tick(srv, now);
     if (now >= srv->next_ping) {
         ping_all(srv, now);
     }
@@ -233,6 +235,7 @@ int signal_serve(signal_server_t *srv, zq_loop_t *loop, const zq_addr_t *bound)
     zq_err_t err = zq_loop_run(loop, ZQ_TIME_NEVER);
     zq_loop_stop_on_signals(NULL);
     signal_shutdown_all(srv);
+    signal_cluster_stop(srv);
     signal_tls_shutdown_all(srv, zq_loop_now(loop));
     if (err != ZQ_OK) {
         return signal_fail("event loop: %s", zq_strerror(err));
@@ -321,6 +324,9 @@ int signal_run(const signal_settings_t *s)
     apply(&srv, s);
     signal_ensure_fd_limit();
     int rc = start_tls(&srv, s, &rand);
+    if (rc < 0) {
+        rc = signal_cluster_start(&srv, s, &rand);
+    }
     if (rc < 0) {
         rc = signal_open_listener(&srv, &s->listen, &bound);
     }

@@ -14,7 +14,9 @@
  *   signal_upgrade.c      an HTTP connection becoming a WebSocket client
  *   signal_ws.c           WebSocket clients: reading, writing, closing
  *   signal_bridge.c       WebSocket clients <-> the sans-IO room router (signal/router.h)
- *   signal_tls.c          --tls-cert: TLS in front of all of it, over a socket pair each */
+ *   signal_tls.c          --tls-cert: TLS in front of all of it, over a socket pair each
+ *   signal_cluster.c      --cluster: the link to NATS that rooms shared with other servers
+ *                         travel by (signal/cluster.h) */
 #ifndef ZQ_PORT_POSIX_SIGNAL_SERVER_H
 #define ZQ_PORT_POSIX_SIGNAL_SERVER_H
 
@@ -23,10 +25,14 @@
 #include <stdint.h>
 
 #include "port/posix/loop.h"
+#include "port/posix/tcp_link.h"
 #include "port/zq_port.h"
+#include "host/backoff.h"
+#include "signal/cluster.h"
 #include "signal/http.h"
 #include "signal/router.h"
 #include "signal/ws.h"
+#include "stack/nats/nats.h"
 #include "stack/tls/tls_server.h"
 #include "server/signal.h"
 
@@ -109,6 +115,34 @@ typedef struct {
     size_t up_off, up_len;
 } tls_front_t;
 
+/* --cluster's NATS URLs at most (the link tries those their INFO names too). */
+#define SIGNAL_NATS_URLS_MAX ZQ_TCP_LINK_SERVERS
+
+typedef struct {
+    char host[64];
+    uint16_t port;
+    char user[64]; /* USER of USER:PASS@, or TOKEN of TOKEN@ */
+    char pass[64];
+    bool has_pass;
+} signal_nats_url_t;
+
+/* The link to NATS (signal_cluster.c): TCP through port/posix/tcp_link.h, the NATS session
+ * on it (READY once the server took CONNECT), and the cluster's messages over that. */
+typedef struct {
+    bool on;              /* --cluster was given */
+    bool fatal;           /* a fatal -ERR came: the session ends */
+    uint64_t now;         /* the time of the input being handled, for the client's callback */
+    uint64_t connected_at; /* TCP up: READY is due within NATS_CONNECT_MS */
+    uint64_t heard_at;    /* the server's last bytes */
+    unsigned pings_out;   /* our PINGs it has not answered */
+    uint32_t dropped;     /* publishes the full output queue refused */
+    signal_nats_url_t first; /* the first URL: its credentials */
+    nats_options_t options;
+    zq_tcp_link_t link;
+    nats_client_t client;
+    sig_cluster_t cluster;
+} signal_nats_t;
+
 typedef struct {
     zq_loop_t *loop;
     int epfd;
@@ -126,6 +160,7 @@ typedef struct {
     wsc_t ws[ZQ_SIG_MAX_CLIENTS];
     const tls_server_config_t *tls; /* --tls-cert: every connection is TLS; NULL: none is */
     tls_front_t tls_front[ZQ_SIGNAL_MAX_TLS];
+    signal_nats_t nats;
 } signal_server_t;
 
 /* ---- The server (signal_server.c) ------------------------------------------------------------ */
@@ -245,5 +280,17 @@ uint64_t signal_tls_next_deadline(const signal_server_t *srv, uint64_t t);
 void signal_tls_expire(signal_server_t *srv, uint64_t now);
 /* After signal_shutdown_all(): what the server wrote last goes out, then close_notify. */
 void signal_tls_shutdown_all(signal_server_t *srv, uint64_t now);
+
+/* ---- The cluster's link (signal_cluster.c) --------------------------------------------------- */
+
+/* --cluster: the URLs parsed and the router attached to the cluster; the link opens at the
+ * first tick. @return -1, or the exit status (a bad URL or prefix, said on stderr). */
+int signal_cluster_start(signal_server_t *srv, const signal_settings_t *s, const zq_rand_t *rand);
+/* The earlier of @p t and the link's and the cluster's deadlines. */
+uint64_t signal_cluster_next_deadline(const signal_server_t *srv, uint64_t t);
+/* Connects, reconnects, pings, and runs the cluster's timers. */
+void signal_cluster_tick(signal_server_t *srv, uint64_t now);
+/* After signal_shutdown_all(): the members' last `left` goes out, the link closes. */
+void signal_cluster_stop(signal_server_t *srv);
 
 #endif /* ZQ_PORT_POSIX_SIGNAL_SERVER_H */

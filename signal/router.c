@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "zq/json.h"
+#include "signal/cluster.h"
 #include "signal/router.h"
 #include "zq/crypto.h"
 #include "zq/hex.h"
@@ -24,13 +25,18 @@ void sig_router_require_tokens(sig_router_t *r, const uint8_t *key, size_t key_l
 
 /* ---- Ids and tokens --------------------------------------------------------------------- */
 
+void sig_router_attach_cluster(sig_router_t *r, struct sig_cluster *cluster)
+{
+    r->cluster = cluster;
+}
+
 /* 128 random bits as 22 base64url characters: unguessable, URL- and JSON-safe. */
-static void new_id(sig_router_t *r, char out[SIG_ID_LEN + 1])
+void sig_new_id(const zq_rand_t *rand, char out[SIG_ID_LEN + 1])
 {
     static const char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     uint8_t bytes[SIG_ID_LEN];
-    (void)zq_rand_bytes(&r->rand, bytes, sizeof bytes);
+    (void)zq_rand_bytes(rand, bytes, sizeof bytes);
     for (size_t i = 0; i < SIG_ID_LEN; i++) {
         /* 6 bits of each byte: 22 x 6 = 132 bits of randomness, uniform */
         out[i] = alphabet[bytes[i] & 63u];
@@ -144,7 +150,7 @@ static void send_pair(sig_router_t *r, unsigned to, const char *type, const char
     }
 }
 
-static void send_about(sig_router_t *r, unsigned to, const char *type, const char *id)
+void sig_router_send_about(sig_router_t *r, unsigned to, const char *type, const char *id)
 {
     send_pair(r, to, type, "peerId", id);
 }
@@ -255,9 +261,9 @@ zq_err_t sig_router_connect(sig_router_t *r, uint64_t now, uint64_t unix_s, cons
         c->connected_unix = unix_s;
         c->connected_at = now;
         c->has_token = parse_token(token, &c->token_expiry, c->token);
-        new_id(r, c->id);
+        sig_new_id(&r->rand, c->id);
         *client = i;
-        send_about(r, i, "welcome", c->id);
+        sig_router_send_about(r, i, "welcome", c->id);
         return ZQ_OK;
     }
     return ZQ_ERR_CAPACITY;
@@ -274,7 +280,7 @@ static void tell_room(sig_router_t *r, unsigned c, const char *type)
 {
     for (unsigned i = 0; i < ZQ_SIG_MAX_CLIENTS; i++) {
         if (in_same_room(&r->clients[i], &r->clients[c])) {
-            send_about(r, i, type, r->clients[c].id);
+            sig_router_send_about(r, i, type, r->clients[c].id);
         }
     }
 }
@@ -286,6 +292,9 @@ void sig_router_disconnect(sig_router_t *r, unsigned client)
     }
     if (r->clients[client].joined) {
         tell_room(r, client, "peer_left");
+        if (r->cluster != NULL) {
+            sig_cluster_member_leaving(r, client);
+        }
     }
     if (r->clients[client].name_count > 0) {
         r->names_epoch++;
@@ -348,6 +357,9 @@ static void handle_join(sig_router_t *r, uint64_t now, unsigned c, json_value_t 
     }
     if (me->joined) {
         tell_room(r, c, "peer_left");
+        if (r->cluster != NULL) {
+            sig_cluster_member_leaving(r, c);
+        }
     }
     if (me->name_count > 0) {
         me->name_count = 0; /* what it announced belonged to the room it left */
@@ -359,6 +371,9 @@ static void handle_join(sig_router_t *r, uint64_t now, unsigned c, json_value_t 
         send_ice_servers(r, c, now); /* before anyone dials it */
     }
     tell_room(r, c, "peer_joined"); /* only those already there dial: no glare */
+    if (r->cluster != NULL) {
+        sig_cluster_member_joined(r, now, c); /* and those on other servers */
+    }
 }
 
 static int find_client(const sig_router_t *r, const char *id)
@@ -405,16 +420,24 @@ static void forward(sig_router_t *r, unsigned c, json_value_t doc)
     }
     int to = find_client(r, r->scratch);
     /* Self-addressed (ZeroQ gossips our own id back to us) or outside the room: dropped. */
-    if (to < 0 || !in_same_room(&r->clients[to], &r->clients[c])) {
+    if ((to >= 0 && !in_same_room(&r->clients[to], &r->clients[c])) ||
+        (to < 0 && r->cluster == NULL)) {
         r->dropped_frames++;
         return;
+    }
+    char target[SIG_ID_LEN + 1];
+    bool remote = to < 0 && strlen(r->scratch) <= SIG_ID_LEN;
+    if (remote) {
+        memcpy(target, r->scratch, strlen(r->scratch) + 1);
     }
     size_t len = rewrite_sender(r, doc, r->clients[c].id);
-    if (len == 0) {
-        r->dropped_frames++;
+    if (len == 0 || (to < 0 && (!remote || !sig_cluster_relay(r, c, target, r->frame, len)))) {
+        r->dropped_frames++; /* unwritable, or nobody of its room on any server */
         return;
     }
-    r->send(r->send_ctx, (unsigned)to, r->frame, len);
+    if (to >= 0) {
+        r->send(r->send_ctx, (unsigned)to, r->frame, len);
+    }
 }
 
 /* A joined member announced a name for its room's lists: kept with the member, once. */

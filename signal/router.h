@@ -83,8 +83,11 @@ typedef struct {
     sig_name_t names[ZQ_SIG_NAMES_PER_MEMBER]; /* what it announced in its room */
 } sig_client_slot_t;
 
+struct sig_cluster; /* signal/cluster.h */
+
 typedef struct {
     zq_rand_t rand;
+    struct sig_cluster *cluster; /**< NULL: this server is alone */
     sig_send_fn send;
     void *send_ctx;
     const uint8_t *token_key; /**< NULL: rooms need no token */
@@ -106,6 +109,10 @@ typedef struct {
 
 /** @p send is called for every frame to a client, during the router's calls only. */
 void sig_router_init(sig_router_t *r, const zq_rand_t *rand, sig_send_fn send, void *send_ctx);
+
+/** Shares this router's rooms with other servers through @p cluster (signal/cluster.h);
+ *  NULL: alone again. */
+void sig_router_attach_cluster(sig_router_t *r, struct sig_cluster *cluster);
 
 /** Requires a room token (the URL's ?token=, see above) for every join, so a holder of the key
  *  hands out per-room tokens that expire. @p key is borrowed. */
@@ -160,5 +167,13 @@ bool sig_router_token_opens(const sig_router_t *r, const char *token, const char
  *  (SIG_TOKEN_TEXT_MAX + 1 bytes with NUL), for handing out. */
 void sig_room_token(const uint8_t *key, size_t key_len, const char *room, uint64_t expiry,
                     char out[SIG_TOKEN_TEXT_MAX + 1]);
+
+/* ---- For cluster.c ------------------------------------------------------------------ */
+
+/** {"type":@p type,"peerId":@p id} to client @p to. */
+void sig_router_send_about(sig_router_t *r, unsigned to, const char *type, const char *id);
+
+/** A new id: 128 random bits from @p rand as SIG_ID_LEN base64url characters. */
+void sig_new_id(const zq_rand_t *rand, char out[SIG_ID_LEN + 1]);
 
 #endif /* ZQ_SIG_ROUTER_H */

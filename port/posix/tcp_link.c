@@ -1,0 +1,200 @@
+/* A TCP connection to one of several servers that comes back by itself (see tcp_link.h). */
+#include "port/posix/tcp_link.h"
+
+#include <string.h>
+
+#include "port/posix/resolve.h"
+
+void zq_tcp_link_init(zq_tcp_link_t *l, zq_loop_t *loop, const zq_tcp_link_ops_t *ops,
+                      void *ctx, const zq_rand_t *rand, uint32_t first_ms, uint32_t max_ms)
+{
+    memset(l, 0, sizeof *l);
+    l->loop = loop;
+    l->ops = ops;
+    l->ctx = ctx;
+    l->rand = *rand;
+    l->sock = ZQ_SOCKET_INVALID;
+    zq_backoff_init(&l->backoff, first_ms, max_ms);
+}
+
+zq_err_t zq_tcp_link_add_server(zq_tcp_link_t *l, const char *host, uint16_t port)
+{
+    size_t len = strlen(host);
+    if (len == 0 || len >= ZQ_TCP_LINK_HOST_MAX) {
+        return ZQ_ERR_TOO_LONG;
+    }
+    for (size_t i = 0; i < l->n_servers; i++) {
+        if (l->servers[i].port == port && strcmp(l->servers[i].host, host) == 0) {
+            return ZQ_OK;
+        }
+    }
+    if (l->n_servers == ZQ_TCP_LINK_SERVERS) {
+        return ZQ_ERR_CAPACITY;
+    }
+    zq_tcp_link_server_t *s = &l->servers[l->n_servers++];
+    memcpy(s->host, host, len + 1);
+    s->port = port;
+    return ZQ_OK;
+}
+
+bool zq_tcp_link_is_open(const zq_tcp_link_t *l)
+{
+    return l->state == ZQ_TCP_LINK_OPEN;
+}
+
+const zq_tcp_link_server_t *zq_tcp_link_server(const zq_tcp_link_t *l)
+{
+    return &l->servers[l->current];
+}
+
+/* ---- Down and up ------------------------------------------------------------------------ */
+
+static void close_socket(zq_tcp_link_t *l)
+{
+    if (l->sock != ZQ_SOCKET_INVALID) {
+        zq_loop_remove_fd(l->loop, l->sock);
+        zq_port_tcp_close(l->sock);
+    }
+    l->sock = ZQ_SOCKET_INVALID;
+    l->want_write = false;
+    l->broken = false;
+}
+
+void zq_tcp_link_drop(zq_tcp_link_t *l, uint64_t now, const char *why)
+{
+    if (l->state == ZQ_TCP_LINK_IDLE) {
+        return;
+    }
+    close_socket(l);
+    l->state = ZQ_TCP_LINK_IDLE;
+    /* The next server at once, unless every one has failed since the session last came up. */
+    l->failures++;
+    l->retry_at = l->failures % l->n_servers != 0 ? now
+                                                  : now + zq_backoff_next(&l->backoff, &l->rand);
+    l->ops->on_down(l->ctx, now, why);
+    l->current = (l->current + 1) % l->n_servers;
+}
+
+void zq_tcp_link_ready(zq_tcp_link_t *l)
+{
+    l->failures = 0;
+    zq_backoff_reset(&l->backoff);
+}
+
+void zq_tcp_link_flush(zq_tcp_link_t *l)
+{
+    const uint8_t *data;
+    size_t len = 0;
+    if (l->state != ZQ_TCP_LINK_OPEN) {
+        return; /* connecting: the write interest is the connect's, and stays */
+    }
+    while (!l->broken &&
+           (len = l->ops->pending(l->ctx, &data)) > 0) {
+        size_t sent = 0;
+        zq_err_t err = zq_port_tcp_send(l->sock, data, len, &sent);
+        if (err == ZQ_ERR_WOULD_BLOCK) {
+            break;
+        }
+        if (err != ZQ_OK) {
+            l->broken = true; /* dropped at the next turn: not inside the protocol's call */
+            break;
+        }
+        l->ops->sent(l->ctx, sent);
+    }
+    bool more = !l->broken && len > 0;
+    if (more != l->want_write && l->sock != ZQ_SOCKET_INVALID) {
+        (void)zq_loop_set_fd_writable_interest(l->loop, l->sock, more);
+        l->want_write = more;
+    }
+}
+
+/* ---- The socket -------------------------------------------------------------------------- */
+
+static void read_all(zq_tcp_link_t *l, uint64_t now)
+{
+    uint8_t buf[16384];
+    size_t len;
+    zq_err_t err;
+    while (l->state == ZQ_TCP_LINK_OPEN && !l->broken &&
+           (err = zq_port_tcp_recv(l->sock, buf, sizeof buf, &len)) == ZQ_OK) {
+        l->ops->on_bytes(l->ctx, now, buf, len);
+    }
+    if (l->state == ZQ_TCP_LINK_OPEN && (l->broken || err != ZQ_ERR_WOULD_BLOCK)) {
+        zq_tcp_link_drop(l, now, l->broken ? "a write failed"
+                                 : err == ZQ_ERR_CLOSED ? "the server closed the connection"
+                                                        : "the connection failed");
+    }
+}
+
+static void fd_ready(void *ctx, int fd, uint64_t now)
+{
+    zq_tcp_link_t *l = ctx;
+    (void)fd;
+    if (l->state == ZQ_TCP_LINK_CONNECTING) {
+        if (zq_port_tcp_connect_finish(l->sock, &l->to) != ZQ_OK) {
+            zq_loop_remove_fd(l->loop, l->sock);
+            l->sock = ZQ_SOCKET_INVALID; /* _finish closed it */
+            zq_tcp_link_drop(l, now, "connection refused");
+            return;
+        }
+        l->state = ZQ_TCP_LINK_OPEN;
+        l->ops->on_open(l->ctx, now);
+    }
+    zq_tcp_link_flush(l);
+    read_all(l, now);
+}
+
+static void open_next(zq_tcp_link_t *l, uint64_t now)
+{
+    const zq_tcp_link_server_t *s = &l->servers[l->current];
+    l->state = ZQ_TCP_LINK_CONNECTING; /* so that a failure below is dropped, and counted */
+    if (zq_posix_resolve(s->host, ZQ_AF_NONE, &l->to) != ZQ_OK) {
+        zq_tcp_link_drop(l, now, "the host name does not resolve");
+        return;
+    }
+    l->to.port = s->port;
+    if (zq_port_tcp_connect_start(&l->sock, &l->to) != ZQ_OK) {
+        l->sock = ZQ_SOCKET_INVALID;
+        zq_tcp_link_drop(l, now, "cannot connect");
+        return;
+    }
+    if (zq_loop_add_fd(l->loop, l->sock, fd_ready, l) != ZQ_OK) {
+        zq_port_tcp_close(l->sock);
+        l->sock = ZQ_SOCKET_INVALID;
+        zq_tcp_link_drop(l, now, "no room in the event loop");
+        return;
+    }
+    (void)zq_loop_set_fd_writable_interest(l->loop, l->sock, true); /* the connect's end */
+    l->want_write = true;
+    l->deadline = now + ZQ_TCP_LINK_CONNECT_MS;
+}
+
+void zq_tcp_link_tick(zq_tcp_link_t *l, uint64_t now)
+{
+    if (l->broken) {
+        zq_tcp_link_drop(l, now, "a write failed");
+    }
+    if (l->state == ZQ_TCP_LINK_IDLE && l->n_servers > 0 && now >= l->retry_at) {
+        open_next(l, now);
+    } else if (l->state == ZQ_TCP_LINK_CONNECTING && now >= l->deadline) {
+        zq_tcp_link_drop(l, now, "connect timed out");
+    }
+}
+
+uint64_t zq_tcp_link_next_timeout(const zq_tcp_link_t *l)
+{
+    if (l->broken) {
+        return 0;
+    }
+    return l->state == ZQ_TCP_LINK_IDLE          ? l->retry_at
+           : l->state == ZQ_TCP_LINK_CONNECTING ? l->deadline
+                                                 : ZQ_TIME_NEVER;
+}
+
+void zq_tcp_link_close(zq_tcp_link_t *l)
+{
+    zq_tcp_link_flush(l);
+    close_socket(l);
+    l->state = ZQ_TCP_LINK_IDLE;
+    l->n_servers = 0; /* no try follows */
+}
