@@ -287,10 +287,22 @@ bool brk_handle_frame(brk_t *b, uint64_t now, uint8_t slot, const char *text, si
 }
 
 /* Reads frames of one peer until one makes an application event. */
+void brk_hold_input(brk_t *b, bool hold)
+{
+    b->input_held = hold;
+}
+
+/* The application's word (brk_hold_input), or every held place taken (hold_qos1): frames wait
+ * in the channels until then. */
+static bool input_stopped(const brk_t *b)
+{
+    return b->input_held || brk_subs_input_full(b);
+}
+
 static bool read_peer(brk_t *b, uint64_t now, uint8_t slot, brk_event_t *ev)
 {
     brk_peer_t *p = &b->peers[slot];
-    while (brk_peer_read_frame(b, now, slot)) {
+    while (!input_stopped(b) && brk_peer_read_frame(b, now, slot)) {
         if (brk_handle_frame(b, now, slot, p->frame, p->frame_len, ev)) {
             return true;
         }

@@ -61,6 +61,12 @@ typedef struct {
     int64_t wall_offset_ms;      /**< added to `now` for envelopes' "timestamp" (ZeroQ puts
                                       Date.now() there): the port's wall clock minus its
                                       monotonic one; 0 leaves the monotonic time */
+    bool hold_qos1;              /**< false: a QoS 1 message is acknowledged once delivered.
+                                      true (a bridge): only once the application calls
+                                      brk_message_done() with its event's handle, when the
+                                      next hop has it; until then the publisher keeps it, and
+                                      so does this broker's resume point (a restart that
+                                      restores it, brk_resume_restore(), gets it again) */
 } brk_config_t;
 
 void brk_config_default(brk_config_t *cfg);
@@ -103,8 +109,18 @@ typedef struct {
     bool ok;                 /**< REPLY: false when the responder refused (@c payload then
                                   holds its error text as a JSON string) */
     uint32_t handle;         /**< JOB: for brk_job_done(); REQUEST: for brk_reply();
-                                  REPLY, REQUEST_FAILED: the request's handle */
+                                  REPLY, REQUEST_FAILED: the request's handle; MESSAGE with
+                                  hold_qos1 and @c qos 1: for brk_message_done() */
+    uint8_t qos;             /**< MESSAGE: 1 when its publisher waits for our ack */
 } brk_event_t;
+
+/** A subscriber's resume point for one publisher (PROTOCOL.md §7): everything up to @c seq of
+ *  its epoch was delivered (and, under hold_qos1, finished). */
+typedef struct {
+    uint8_t fp[BRK_FP_HEX / 2]; /**< the publisher's identity */
+    uint32_t epoch;
+    uint64_t seq;
+} brk_resume_point_t;
 
 /* ---- The broker ------------------------------------------------------------------------- */
 
@@ -140,6 +156,36 @@ zq_err_t brk_unsubscribe(brk_t *b, uint64_t now, const char *pattern);
  */
 zq_err_t brk_publish(brk_t *b, uint64_t now, const char *topic, const char *payload, size_t len,
                      brk_qos_t qos);
+
+/** brk_publish(), and the message's seq in @p seq (for brk_publish_settled()). */
+zq_err_t brk_publish_seq(brk_t *b, uint64_t now, const char *topic, const char *payload,
+                         size_t len, brk_qos_t qos, uint64_t *seq);
+
+/** True once no receiver owes an ack for our message @p seq: every QoS 1 receiver it went to
+ *  (or that was away, and wanted it) acknowledged it or was given up on (BRK_EVENT_UNDELIVERED
+ *  says so), or it had none. */
+bool brk_publish_settled(const brk_t *b, uint64_t seq);
+
+/** hold_qos1: the application has the QoS 1 message of @p handle (from BRK_EVENT_MESSAGE)
+ *  where it goes next: its publisher hears our ack (with those before it), and the resume
+ *  point moves past it. @return ZQ_OK or ZQ_ERR_NOT_FOUND. */
+zq_err_t brk_message_done(brk_t *b, uint64_t now, uint32_t handle);
+
+/** @p hold true: no frame is read from the peers (brk_poll_event() still sends) until it is
+ *  false again: their messages wait in the data channels, whose SCTP windows close, and their
+ *  publishers are slowed down, none lost. For an application whose next hop cannot take
+ *  more. A broker with hold_qos1 holds its input by itself while ZQ_BRK_HELD_MESSAGES messages are
+ *  unfinished. */
+void brk_hold_input(brk_t *b, bool hold);
+
+/** The resume points, at most @p cap into @p out: @return how many. For a subscriber that
+ *  keeps them across a restart (with its identity: publishers know it by its certificate). */
+size_t brk_resume_points(const brk_t *b, brk_resume_point_t *out, size_t cap);
+
+/** A resume point kept from an earlier run: the next hello names it, so the publisher replays
+ *  what came after it (and what it still holds for us), and nothing up to it is delivered
+ *  again. Call before the peers come. @return ZQ_OK. */
+zq_err_t brk_resume_restore(brk_t *b, uint64_t now, const brk_resume_point_t *p);
 
 /* Work queues */
 

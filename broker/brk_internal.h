@@ -131,6 +131,8 @@ bool brk_on_message(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *
 bool brk_on_lost(brk_t *b, uint64_t now, uint8_t slot, json_value_t obj, brk_event_t *ev);
 /** Fills @p h's resume points from what this node delivered before. */
 void brk_subs_fill_resume(const brk_t *b, brk_hello_t *h);
+/* hold_qos1: every held place is taken, no message may be read. */
+bool brk_subs_input_full(const brk_t *b);
 /** The patterns to announce, for the sub frame. */
 size_t brk_subs_patterns(const brk_t *b, const char **out, size_t cap);
 

@@ -137,10 +137,23 @@ typedef struct {
     uint64_t used_at;        /* LRU */
 } brk_publisher_t;
 
+/* A QoS 1 message delivered under hold_qos1, not finished yet: its publisher's ack and resume
+ * point stay below it. */
+typedef struct {
+    bool used;
+    uint8_t publisher;       /* index in brk_subs_t.publishers */
+    uint32_t epoch;
+    uint64_t seq;
+    uint32_t handle;         /* brk_message_done()'s */
+} brk_held_msg_t;
+
 typedef struct {
     brk_name_t patterns[ZQ_BRK_MAX_SUBS];
     uint8_t n_patterns;
     brk_publisher_t publishers[ZQ_BRK_MAX_PUBLISHERS];
+    brk_held_msg_t held[ZQ_BRK_HELD_MESSAGES];
+    uint8_t n_held;
+    uint32_t next_handle;
 #if ZQ_BRK_ZEROQ_COMPAT
     brk_dedup_t dedup;       /* ZeroQ envelopes: (identity, id, retryCount) */
 #endif
@@ -291,6 +304,7 @@ typedef struct {
     uint8_t own_fp[BRK_FP_HEX / 2];       /* our identity */
     bool room_changed;           /* room was freed since the last WRITABLE */
     uint8_t next_peer;           /* round-robin start for reading */
+    bool input_held;             /* brk_hold_input(): no frame is read */
     bool writable_due;           /* a WOULD_BLOCK happened: report WRITABLE once room returns */
     /* events waiting for brk_poll_event (peers up and down, dead letters, failed requests,
        undelivered messages); a full queue refuses and counts (brk_events_refused()) */

@@ -82,25 +82,93 @@ static bool subscribed(const brk_subs_t *s, const char *topic, size_t len)
 
 /* ---- Publishers we heard from (resume points) ------------------------------------------------ */
 
-/* The publisher entry of @p fp, made (the least recently used one replaced) if needed. */
+static bool holds_for(const brk_subs_t *s, int publisher)
+{
+    for (int i = 0; i < ZQ_BRK_HELD_MESSAGES; i++) {
+        if (s->held[i].used && s->held[i].publisher == publisher) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void drop_held_of(brk_subs_t *s, int publisher);
+
+/* The publisher entry of @p fp, made (the least recently used one replaced, preferably one
+ * with no message held) if needed. */
 static brk_publisher_t *publisher(brk_subs_t *s, const uint8_t fp[BRK_FP_HEX / 2], uint64_t now)
 {
-    brk_publisher_t *oldest = &s->publishers[0];
+    int oldest = 0;
     for (int i = 0; i < ZQ_BRK_MAX_PUBLISHERS; i++) {
         brk_publisher_t *p = &s->publishers[i];
         if (p->used && memcmp(p->fp, fp, BRK_FP_HEX / 2) == 0) {
             p->used_at = now;
             return p;
         }
-        if (!p->used || (oldest->used && p->used_at < oldest->used_at)) {
-            oldest = p;
+        const brk_publisher_t *o = &s->publishers[oldest];
+        bool better = !p->used ||
+                      (o->used && (holds_for(s, oldest) > holds_for(s, i) ||
+                                   (holds_for(s, oldest) == holds_for(s, i) &&
+                                    p->used_at < o->used_at)));
+        oldest = better ? i : oldest;
+    }
+    drop_held_of(s, oldest); /* every entry holds some: their acks are never sent */
+    brk_publisher_t *p = &s->publishers[oldest];
+    memset(p, 0, sizeof *p);
+    p->used = true;
+    memcpy(p->fp, fp, BRK_FP_HEX / 2);
+    p->used_at = now;
+    return p;
+}
+
+/* ---- Held messages (hold_qos1) -------------------------------------------------------------- */
+
+static void drop_held_of(brk_subs_t *s, int publisher)
+{
+    for (int i = 0; i < ZQ_BRK_HELD_MESSAGES; i++) {
+        if (s->held[i].used && s->held[i].publisher == publisher) {
+            memset(&s->held[i], 0, sizeof s->held[i]);
+            s->n_held--;
         }
     }
-    memset(oldest, 0, sizeof *oldest);
-    oldest->used = true;
-    memcpy(oldest->fp, fp, BRK_FP_HEX / 2);
-    oldest->used_at = now;
-    return oldest;
+}
+
+/* What publisher @p i's resume point and ack may say: everything delivered, up to its first
+ * message still held (PROTOCOL.md §5: an ack covers every seq up to it). */
+static uint64_t done_upto(const brk_subs_t *s, int i)
+{
+    const brk_publisher_t *p = &s->publishers[i];
+    uint64_t upto = p->last_seq;
+    for (int h = 0; h < ZQ_BRK_HELD_MESSAGES; h++) {
+        const brk_held_msg_t *m = &s->held[h];
+        if (m->used && m->publisher == i && m->epoch == p->epoch && m->seq <= upto) {
+            upto = m->seq - 1;
+        }
+    }
+    return upto;
+}
+
+bool brk_subs_input_full(const brk_t *b)
+{
+    return b->subs.n_held == ZQ_BRK_HELD_MESSAGES;
+}
+
+/* Holds message @p e of publisher @p p until brk_message_done(): its handle, never 0. */
+static uint32_t hold(brk_subs_t *s, const brk_publisher_t *p, const brk_envelope_t *e)
+{
+    for (int i = 0; i < ZQ_BRK_HELD_MESSAGES; i++) {
+        brk_held_msg_t *m = &s->held[i];
+        if (!m->used) {
+            m->used = true;
+            m->publisher = (uint8_t)(p - s->publishers);
+            m->epoch = e->epoch;
+            m->seq = e->seq;
+            m->handle = ++s->next_handle == 0 ? ++s->next_handle : s->next_handle;
+            s->n_held++;
+            return m->handle;
+        }
+    }
+    return 0; /* not reached: reading stops while every place is taken */
 }
 
 void brk_subs_fill_resume(const brk_t *b, brk_hello_t *h)
@@ -108,13 +176,38 @@ void brk_subs_fill_resume(const brk_t *b, brk_hello_t *h)
     h->n_resume = 0;
     for (int i = 0; i < ZQ_BRK_MAX_PUBLISHERS && h->n_resume < BRK_HELLO_MAX_RESUME; i++) {
         const brk_publisher_t *p = &b->subs.publishers[i];
-        if (p->used && p->last_seq > 0) {
+        uint64_t upto = done_upto(&b->subs, i);
+        if (p->used && upto > 0) {
             brk_resume_t *r = &h->resume[h->n_resume++];
             memcpy(r->fp, p->fp, sizeof r->fp);
             r->epoch = p->epoch;
-            r->seq = p->last_seq;
+            r->seq = upto;
         }
     }
+}
+
+size_t brk_resume_points(const brk_t *b, brk_resume_point_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < ZQ_BRK_MAX_PUBLISHERS && n < cap; i++) {
+        const brk_publisher_t *p = &b->subs.publishers[i];
+        uint64_t upto = done_upto(&b->subs, i);
+        if (p->used && upto > 0) {
+            memcpy(out[n].fp, p->fp, sizeof out[n].fp);
+            out[n].epoch = p->epoch;
+            out[n].seq = upto;
+            n++;
+        }
+    }
+    return n;
+}
+
+zq_err_t brk_resume_restore(brk_t *b, uint64_t now, const brk_resume_point_t *rp)
+{
+    brk_publisher_t *p = publisher(&b->subs, rp->fp, now);
+    p->epoch = rp->epoch;
+    p->last_seq = rp->seq;
+    return ZQ_OK;
 }
 
 /* ---- Delivering once ------------------------------------------------------------------------- */
@@ -154,18 +247,50 @@ static bool first_time_zeroq(brk_t *b, const uint8_t *fp, const brk_envelope_t *
 }
 
 /* QoS 1: the publisher hears of it in the next batched ack (PROTOCOL.md §5). */
-static void owe_ack(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *e)
+static void owe_ack(brk_t *b, uint64_t now, uint8_t slot, uint32_t epoch, uint64_t upto)
 {
     brk_peer_t *p = &b->peers[slot];
-    bool same_batch = p->ack_due && p->ack_epoch == e->epoch;
+    bool same_batch = p->ack_due && p->ack_epoch == epoch;
     if (!same_batch) {
         p->ack_at = now + b->cfg.ack_delay_ms;
         p->ack_upto = 0;
     }
     p->ack_due = true;
-    p->ack_epoch = e->epoch;
-    p->ack_upto = e->seq > p->ack_upto ? e->seq : p->ack_upto;
+    p->ack_epoch = epoch;
+    p->ack_upto = upto > p->ack_upto ? upto : p->ack_upto;
     p->acks_owed++;
+}
+
+/* hold_qos1: the ack peer @p slot's publisher entry allows now, if any. */
+static void owe_done_ack(brk_t *b, uint64_t now, uint8_t slot)
+{
+    const brk_publisher_t *p = publisher(&b->subs, b->peers[slot].fp, now);
+    uint64_t upto = done_upto(&b->subs, (int)(p - b->subs.publishers));
+    if (upto > 0) {
+        owe_ack(b, now, slot, p->epoch, upto);
+    }
+}
+
+zq_err_t brk_message_done(brk_t *b, uint64_t now, uint32_t handle)
+{
+    brk_subs_t *s = &b->subs;
+    for (int i = 0; handle != 0 && i < ZQ_BRK_HELD_MESSAGES; i++) {
+        brk_held_msg_t *m = &s->held[i];
+        if (!m->used || m->handle != handle) {
+            continue;
+        }
+        const brk_publisher_t *p = &s->publishers[m->publisher];
+        memset(m, 0, sizeof *m);
+        s->n_held--;
+        for (uint8_t slot = 0; slot < ZQ_NODE_MAX_PEERS; slot++) {
+            const brk_peer_t *peer = &b->peers[slot];
+            if (peer->open && peer->zq && memcmp(peer->fp, p->fp, sizeof peer->fp) == 0) {
+                owe_done_ack(b, now, slot); /* away: its hello's resume point says it later */
+            }
+        }
+        return ZQ_OK;
+    }
+    return ZQ_ERR_NOT_FOUND;
 }
 
 /* A JSON string's content, borrowed from the frame when it has no escapes, else unescaped
@@ -189,17 +314,24 @@ bool brk_on_message(brk_t *b, uint64_t now, uint8_t slot, const brk_envelope_t *
     brk_str_t topic = string_content(e->topic, b->ev_topic, sizeof b->ev_topic);
     bool zq = p->zq && e->has_epoch;
     bool fresh = zq ? first_time_zq(b, now, p->fp, e) : first_time_zeroq(b, p->fp, e);
-    if (zq && e->qos == 1 && !e->lvc) {
-        owe_ack(b, now, slot, e); /* duplicates too: the first ack may have been lost */
+    bool acked = zq && e->qos == 1 && !e->lvc;
+    bool held = acked && b->cfg.hold_qos1;
+    if (acked && !held) {
+        owe_ack(b, now, slot, e->epoch, e->seq); /* duplicates too: the first ack may be lost */
     }
-    if (!fresh) {
-        b->stats.rx_duplicates++;
+    if (!fresh || !subscribed(&b->subs, topic.p, topic.len)) {
+        if (fresh) {
+            b->stats.rx_unwanted++; /* ZeroQ broadcasts everything, or our sub just changed */
+        } else {
+            b->stats.rx_duplicates++;
+        }
+        if (held) {
+            owe_done_ack(b, now, slot); /* what is done before it, and it if nothing is held */
+        }
         return false;
     }
-    if (!subscribed(&b->subs, topic.p, topic.len)) {
-        b->stats.rx_unwanted++; /* ZeroQ broadcasts everything, or our sub just changed */
-        return false;
-    }
+    ev->qos = acked ? 1 : 0;
+    ev->handle = held ? hold(&b->subs, publisher(&b->subs, p->fp, now), e) : 0;
     ev->type = BRK_EVENT_MESSAGE;
     ev->topic = topic;
     ev->payload = e->has_payload ? (brk_str_t){e->payload.p, e->payload.len}

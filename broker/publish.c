@@ -127,6 +127,23 @@ static void lvc_store(brk_t *b, const brk_name_t *topic, const char *frame, size
 zq_err_t brk_publish(brk_t *b, uint64_t now, const char *topic, const char *payload, size_t len,
                      brk_qos_t qos)
 {
+    return brk_publish_seq(b, now, topic, payload, len, qos, NULL);
+}
+
+bool brk_publish_settled(const brk_t *b, uint64_t seq)
+{
+    uint32_t cursor;
+    brk_ring_entry_t e;
+    if (seq == 0 || !brk_ring_find_after(&b->pub.ring, seq - 1, &cursor) ||
+        !brk_ring_next(&b->pub.ring, &cursor, &e) || e.seq != seq) {
+        return true; /* gone from the ring: only what nobody owes an ack for is evicted */
+    }
+    return e.pending == 0;
+}
+
+zq_err_t brk_publish_seq(brk_t *b, uint64_t now, const char *topic, const char *payload,
+                         size_t len, brk_qos_t qos, uint64_t *seq)
+{
     brk_name_t name;
     json_value_t value;
     size_t tlen = strlen(topic);
@@ -154,6 +171,9 @@ zq_err_t brk_publish(brk_t *b, uint64_t now, const char *topic, const char *payl
         return err;
     }
     lvc_store(b, &name, b->ring_text + name.len + 1, n - name.len - 1u, b->pub.next_seq);
+    if (seq != NULL) {
+        *seq = b->pub.next_seq;
+    }
     b->pub.next_seq++;
     brk_pub_pump(b, now);
     return ZQ_OK;

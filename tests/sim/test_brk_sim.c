@@ -474,6 +474,138 @@ static void a_returning_subscriber_is_replayed_what_it_missed(void **state)
     assert_int_equal(mesh_count(1, BRK_EVENT_LOST, NULL), 0);
 }
 
+/* ---- hold_qos1: a bridge's acks wait for its next hop --------------------------------------- */
+
+static brk_config_t holding(void)
+{
+    brk_config_t c;
+    brk_config_default(&c);
+    c.hold_qos1 = true;
+    return c;
+}
+
+/* Member 0 publishes, member 1 holds (its broker with hold_qos1). */
+static void holder_room(uint64_t seed)
+{
+    mesh_reset(seed, clean);
+    mesh_add("room", true, NULL, -1);
+    brk_config_t c = holding();
+    mesh_add("room", true, &c, -1);
+    want_members = 2;
+    assert_true(mesh_run(mesh.now + 60000, all_connected));
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "feed"), ZQ_OK);
+    mesh_run_for(200);
+}
+
+/* The handles member @p i got for "feed", in order. */
+static size_t held_handles(unsigned i, uint32_t *out, size_t cap)
+{
+    size_t n = 0;
+    const mesh_member_t *m = &mesh.members[i];
+    for (size_t k = 0; k < m->n_log && n < cap; k++) {
+        if (m->log[k].type == BRK_EVENT_MESSAGE && strcmp(m->log[k].topic, "feed") == 0) {
+            out[n++] = m->log[k].handle;
+        }
+    }
+    return n;
+}
+
+static void a_held_qos1_message_is_acked_only_once_done(void **state)
+{
+    (void)state;
+    holder_room(40);
+    uint64_t seq[3];
+    for (int n = 0; n < 3; n++) {
+        assert_int_equal(brk_publish_seq(broker(0), mesh.now, "feed", "1", 1, BRK_QOS_1, &seq[n]),
+                         ZQ_OK);
+    }
+    mesh_run_for(1000);
+    uint32_t h[4];
+    assert_int_equal(held_handles(1, h, 4), 3);
+    for (int n = 0; n < 3; n++) {
+        assert_true(h[n] != 0);
+        assert_false(brk_publish_settled(broker(0), seq[n])); /* a second, and no ack */
+    }
+    assert_int_equal(brk_message_done(broker(1), mesh.now, h[1]), ZQ_OK);
+    mesh_run_for(500);
+    assert_false(brk_publish_settled(broker(0), seq[1])); /* the first is not done: acks are
+                                                            cumulative */
+    assert_int_equal(brk_message_done(broker(1), mesh.now, h[0]), ZQ_OK);
+    mesh_run_for(500);
+    assert_true(brk_publish_settled(broker(0), seq[0]));
+    assert_true(brk_publish_settled(broker(0), seq[1]));
+    assert_false(brk_publish_settled(broker(0), seq[2]));
+    assert_int_equal(brk_message_done(broker(1), mesh.now, h[2]), ZQ_OK);
+    assert_int_equal(brk_message_done(broker(1), mesh.now, h[2]), ZQ_ERR_NOT_FOUND);
+    mesh_run_for(500);
+    assert_true(brk_publish_settled(broker(0), seq[2]));
+}
+
+static void a_holder_with_every_place_taken_reads_nothing_more_until_one_is_done(void **state)
+{
+    (void)state;
+    holder_room(41);
+    for (int n = 0; n < ZQ_BRK_HELD_MESSAGES + 5; n++) {
+        publish(0, "feed", "2", BRK_QOS_1);
+    }
+    mesh_run_for(2000);
+    uint32_t h[ZQ_BRK_HELD_MESSAGES + 8];
+    size_t got = held_handles(1, h, sizeof h / sizeof h[0]);
+    assert_int_equal(got, ZQ_BRK_HELD_MESSAGES);
+    assert_int_equal(brk_message_done(broker(1), mesh.now, h[0]), ZQ_OK);
+    mesh_run_for(1000);
+    assert_int_equal(held_handles(1, h, sizeof h / sizeof h[0]), ZQ_BRK_HELD_MESSAGES + 1);
+    for (size_t k = 1; k <= ZQ_BRK_HELD_MESSAGES; k++) {
+        assert_int_equal(brk_message_done(broker(1), mesh.now, h[k]), ZQ_OK);
+    }
+    mesh_run_for(1000);
+    assert_int_equal(held_handles(1, h, sizeof h / sizeof h[0]), ZQ_BRK_HELD_MESSAGES + 5);
+    assert_int_equal(delivered_in_order(1, "feed"), ZQ_BRK_HELD_MESSAGES + 5);
+}
+
+static bool restarted_connected(void)
+{
+    return mesh_connected(0, 2);
+}
+
+static void a_restarted_holder_gets_again_what_it_had_not_finished_and_nothing_it_had(void **state)
+{
+    (void)state;
+    holder_room(42);
+    for (int n = 1; n <= 5; n++) {
+        char payload[4];
+        snprintf(payload, sizeof payload, "%d", n);
+        publish(0, "feed", payload, BRK_QOS_1);
+    }
+    mesh_run_for(1000);
+    uint32_t h[8];
+    assert_int_equal(held_handles(1, h, 8), 5);
+    for (int n = 0; n < 3; n++) {
+        assert_int_equal(brk_message_done(broker(1), mesh.now, h[n]), ZQ_OK);
+    }
+    brk_resume_point_t kept[4];
+    size_t n_kept = brk_resume_points(broker(1), kept, 4);
+    assert_int_equal(n_kept, 1);
+    assert_int_equal(kept[0].seq, 3); /* 4 and 5 were delivered, not done */
+    mesh_crash(1);
+    mesh_run_for(2000);
+    brk_config_t c = holding();
+    unsigned again = mesh_add("room", true, &c, 1); /* the same identity, a new process */
+    assert_int_equal(brk_resume_restore(broker(again), mesh.now, &kept[0]), ZQ_OK);
+    assert_int_equal(brk_subscribe(broker(again), mesh.now, "feed"), ZQ_OK);
+    assert_true(mesh_run(mesh.now + 60000, restarted_connected));
+    publish(0, "feed", "6", BRK_QOS_1);
+    mesh_run_for(2000);
+    const mesh_member_t *m = &mesh.members[again];
+    char got[64] = "";
+    for (size_t k = 0; k < m->n_log; k++) {
+        if (m->log[k].type == BRK_EVENT_MESSAGE) {
+            strncat(got, m->log[k].payload, sizeof got - strlen(got) - 1);
+        }
+    }
+    assert_string_equal(got, "456");
+}
+
 static void messages_gone_from_the_ring_are_announced_as_lost(void **state)
 {
     (void)state;
@@ -1263,6 +1395,9 @@ int main(void)
         cmocka_unit_test(a_full_job_store_says_would_block_and_then_writable),
 #endif
         cmocka_unit_test(a_returning_subscriber_is_replayed_what_it_missed),
+        cmocka_unit_test(a_held_qos1_message_is_acked_only_once_done),
+        cmocka_unit_test(a_holder_with_every_place_taken_reads_nothing_more_until_one_is_done),
+        cmocka_unit_test(a_restarted_holder_gets_again_what_it_had_not_finished_and_nothing_it_had),
         cmocka_unit_test(messages_gone_from_the_ring_are_announced_as_lost),
         cmocka_unit_test(qos1_through_20pct_loss_and_a_reconnect_loses_and_duplicates_nothing),
 #if ZQ_BRK_REQUEST_CLIENT
