@@ -81,10 +81,12 @@ static void note_node_event(zq_brk_runner_t *r, const node_event_t *ev)
 
 /* Said again when a peer taken for ZeroQ says hello after all (its first hello was lost, and
  * it sent it again: broker/PROTOCOL.md §2). */
+_Static_assert(ZQ_NODE_MAX_PEERS <= 64, "ready_seen has a bit per peer slot");
+
 static void note_ready_peers(zq_brk_runner_t *r)
 {
     for (uint8_t i = 0; i < ZQ_NODE_MAX_PEERS; i++) {
-        uint32_t bit = 1u << i;
+        uint64_t bit = (uint64_t)1 << i;
         bool ready = zq_brk_runner_peer_ready(r, i);
         bool zq = ready && r->brk.peers[i].zq;
         bool news = ready && (!(r->ready_seen & bit) || (zq && !(r->ready_zq & bit)));
@@ -210,8 +212,10 @@ static int open_udp(zq_brk_runner_t *r, node_config_t *cfg)
 
 static int make_identity(zq_brk_runner_t *r)
 {
-    if (!zq_node_host_identity(&r->rand, &r->identity, &r->dtls)) {
-        return zq_cli_fail(r->cmd, "cannot make a DTLS certificate");
+    const char *why = NULL;
+    if (!zq_node_host_identity_file(&r->rand, r->opt.identity_file, &r->identity, &r->dtls,
+                                    &why)) {
+        return zq_cli_fail(r->cmd, "%s", why);
     }
     return -1;
 }
@@ -241,6 +245,7 @@ static int start_broker(zq_brk_runner_t *r)
     brk_config_default(&bcfg);
     bcfg.rand = r->rand;
     bcfg.wall_offset_ms = wall_offset_ms();
+    bcfg.hold_qos1 = r->opt.hold_qos1;
     if (node_init(&r->node, &cfg) != ZQ_OK || brk_init(&r->brk, &r->node, &bcfg) != ZQ_OK ||
         zq_node_host_drive(&r->nh, &r->loop, &cfg, after_io, r) != ZQ_OK) {
         return zq_cli_fail(r->cmd, "cannot start the node");

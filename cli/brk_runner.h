@@ -47,6 +47,11 @@ typedef struct {
     const char *room;   /**< the signalling room, also the data channels' label */
     bool verbose;       /**< progress on stderr (peers, reconnects) */
     const char *label;  /**< who those lines name ("device sensor-1"); NULL: the command */
+    const char *identity_file; /**< the DTLS key and certificate (DER, key then certificate),
+                                    made and written there if the file does not exist, so
+                                    that a restart is the same peer to the others; NULL: a
+                                    fresh identity each run */
+    bool hold_qos1;     /**< the broker's hold_qos1 (broker/brk.h): `zq bridge` */
 } zq_brk_net_options_t;
 
 typedef struct zq_brk_runner zq_brk_runner_t;
@@ -94,8 +99,8 @@ struct zq_brk_runner {
     node_t node;
     brk_t brk;
     zq_node_host_t nh;                    /* the host, its signalling link and UDP sockets */
-    uint32_t ready_seen;                  /* bit per peer slot found ready (for --verbose) */
-    uint32_t ready_zq;                    /* ... and found ready as a zq peer */
+    uint64_t ready_seen;                  /* bit per peer slot found ready (for --verbose) */
+    uint64_t ready_zq;                    /* ... and found ready as a zq peer */
     bool finishing;                       /* zq_brk_runner_finish() was called */
     uint64_t finish_by;
     int exit_code;

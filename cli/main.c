@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_bridge_exec.h"
 #include "cli/cmd_broker.h"
 #include "cli/cmd_demo.h"
 #include "cli/cmd_device.h"
@@ -42,6 +43,8 @@ static const command_t commands[] = {
      zq_cmd_dlq_help},
     {"device", "run a demo device (sensor or actuator): the code an ESP32 runs, simulated",
      zq_cmd_device, zq_cmd_device_help},
+    {"bridge", "carry a room's topics to and from an MQTT broker (runs zq-bridge)",
+     zq_cmd_bridge_exec, zq_cmd_bridge_exec_help},
     {"demo", "the signalling server with the dashboard and two simulated devices",
      zq_cmd_demo, zq_cmd_demo_help},
 };

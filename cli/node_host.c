@@ -1,9 +1,12 @@
 /* Hosting a node on this machine (see node_host.h). */
 #include "cli/node_host.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "port/posix/read_file.h"
 #include "port/posix/ws_tls.h"
 
 static uint8_t arena[ZQ_NODE_HOST_ARENA];
@@ -16,6 +19,65 @@ bool zq_node_host_identity(zq_rand_t *rand, dtls_identity_t *identity, dtls_cont
     cfg.rand = *rand;
     return dtls_identity_generate(identity, rand) == ZQ_OK &&
            dtls_context_init(dtls, &cfg, identity) == ZQ_OK;
+}
+
+/* The identity file's form (node_host.h): the key's length, the key, the certificate. */
+static bool load_identity(zq_rand_t *rand, const uint8_t *buf, size_t len,
+                          dtls_identity_t *identity)
+{
+    size_t key_len = len >= 2 ? (size_t)buf[0] << 8 | buf[1] : 0;
+    return key_len > 0 && 2 + key_len < len &&
+           dtls_identity_import(identity, buf + 2, key_len, buf + 2 + key_len,
+                                len - 2 - key_len, rand) == ZQ_OK;
+}
+
+static bool save_identity(const char *path, const dtls_identity_t *identity)
+{
+    static uint8_t buf[2 + 2 * 2048];
+    size_t key_len;
+    size_t cert_len;
+    if (dtls_identity_export(identity, buf + 2, 2048, &key_len, buf + 2 + 2048, 2048,
+                             &cert_len) != ZQ_OK) {
+        return false;
+    }
+    buf[0] = (uint8_t)(key_len >> 8);
+    buf[1] = (uint8_t)key_len;
+    memmove(buf + 2 + key_len, buf + 2 + 2048, cert_len);
+    return zq_posix_write_file(path, buf, 2 + key_len + cert_len, 0600) == ZQ_OK;
+}
+
+bool zq_node_host_identity_file(zq_rand_t *rand, const char *path, dtls_identity_t *identity,
+                                dtls_context_t *dtls, const char **why)
+{
+    static uint8_t buf[2 + 2 * 2048];
+    size_t len = 0;
+    *why = "cannot make a DTLS certificate";
+    if (path == NULL) {
+        return zq_node_host_identity(rand, identity, dtls);
+    }
+    dtls_arena_init(arena, sizeof arena);
+    zq_err_t err = zq_posix_read_file(path, buf, sizeof buf, &len);
+    if (err == ZQ_OK && !load_identity(rand, buf, len, identity)) {
+        *why = "the identity file holds no identity zq can use (remove it to make a new one)";
+        return false;
+    }
+    if (err != ZQ_OK && (err != ZQ_ERR_IO || errno != ENOENT)) {
+        *why = "cannot read the identity file";
+        return false;
+    }
+    if (err != ZQ_OK) {
+        if (dtls_identity_generate(identity, rand) != ZQ_OK) {
+            return false;
+        }
+        if (!save_identity(path, identity)) {
+            *why = "cannot write the identity file";
+            return false;
+        }
+    }
+    dtls_config_t cfg;
+    dtls_config_default(&cfg);
+    cfg.rand = *rand;
+    return dtls_context_init(dtls, &cfg, identity) == ZQ_OK;
 }
 
 static size_t host_addresses(const zq_addr_t *want, zq_addr_t *out, size_t cap)

@@ -76,6 +76,13 @@ typedef struct {
  *  certificate could be made. */
 bool zq_node_host_identity(zq_rand_t *rand, dtls_identity_t *identity, dtls_context_t *dtls);
 
+/** zq_node_host_identity(), with the identity kept in @p path (NULL: none kept): read from it
+ *  if it exists (the key's DER length, 2 bytes big-endian, the key's DER, the certificate's
+ *  DER), else made and written there (mode 0600). @return false with @p why set when the file
+ *  cannot be read, written or used. */
+bool zq_node_host_identity_file(zq_rand_t *rand, const char *path, dtls_identity_t *identity,
+                                dtls_context_t *dtls, const char **why);
+
 /**
  * Opens one UDP socket per host address, bound to it, so a datagram's local address says
  * which candidate it reached, as ICE needs (RFC 8445 §7.3): @p want itself, or for an

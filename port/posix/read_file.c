@@ -2,7 +2,10 @@
 #include "port/posix/read_file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 /* read() until @p cap bytes or the end, EINTR retried. @return the count, or -1. */
@@ -41,5 +44,39 @@ zq_err_t zq_posix_read_file(const char *path, uint8_t *buf, size_t cap, size_t *
         return ZQ_ERR_TOO_LONG;
     }
     *len = (size_t)n;
+    return ZQ_OK;
+}
+
+zq_err_t zq_posix_write_file(const char *path, const uint8_t *data, size_t len, unsigned mode)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return ZQ_ERR_IO;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+    if (fd < 0) {
+        return ZQ_ERR_IO;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, data + done, len - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        done += (size_t)n;
+    }
+    bool ok = done == len && fsync(fd) == 0;
+    int err = errno;
+    ok = close(fd) == 0 && ok && rename(tmp, path) == 0;
+    if (!ok) {
+        err = err != 0 ? err : errno;
+        (void)unlink(tmp);
+        errno = err;
+        return ZQ_ERR_IO;
+    }
     return ZQ_OK;
 }
