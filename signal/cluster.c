@@ -377,18 +377,22 @@ typedef struct {
     char id[ZQ_SIG_ID_MAX + 1];
 } cluster_msg_t;
 
+static void pair_up(sig_router_t *r, uint64_t now, int i);
+
 static void on_joined(sig_router_t *r, uint64_t now, cluster_msg_t *m)
 {
     bool fresh;
+    int i;
     if (!text_field(m->doc, "peerId", m->id, SIG_ID_LEN) || is_local_id(r, m->id)) {
         r->cluster->malformed++;
         return;
     }
-    if (!room_is_local(r, m->room) || learn_remote(r, now, m->server, m->id, m->room, &fresh) < 0) {
+    if (!room_is_local(r, m->room) ||
+        (i = learn_remote(r, now, m->server, m->id, m->room, &fresh)) < 0) {
         return;
     }
     if (fresh) {
-        tell_locals(r, m->room, "peer_joined", m->id); /* they were there first: they dial */
+        pair_up(r, now, i);
         send_roster(r, "here", m->room, m->server_id);
     }
 }
@@ -418,16 +422,17 @@ static void ask_to_dial(sig_cluster_t *cl, int s, const char *room, const char *
     send_to(cl, subject_of(cl, cl->servers[s].id), &w);
 }
 
-/* Remote member @p i was learnt from a roster, with no newcomer in the pair: for each local
- * member, the smaller id dials (cluster.h). */
+/* Remote member @p i is new here (its join, or a roster): with each local member of its room,
+ * the smaller id dials (cluster.h). */
 static void pair_up(sig_router_t *r, uint64_t now, int i)
 {
     sig_remote_t *m = &r->cluster->remote[i];
-    m->learnt_at = now == 0 ? 1 : now;
+    m->paired_at = now == 0 ? 1 : now;
     for (unsigned c = 0; c < ZQ_SIG_MAX_CLIENTS; c++) {
         if (!local_in(&r->clients[c], m->room)) {
             continue;
         }
+        r->cluster->paired++;
         if (strcmp(r->clients[c].id, m->id) < 0) {
             sig_router_send_about(r, c, "peer_joined", m->id);
         } else {
@@ -482,8 +487,8 @@ static void on_dial(sig_router_t *r, uint64_t now, cluster_msg_t *m)
         return;
     }
     const sig_remote_t *peer = &r->cluster->remote[i];
-    if (!fresh && peer->learnt_at != 0 && now - peer->learnt_at < SIG_CLUSTER_DEAD_MS) {
-        return; /* learnt here from a roster just now: pair_up told our member already */
+    if (!fresh && peer->paired_at != 0 && r->clients[c].joined_at <= peer->paired_at) {
+        return; /* we paired them up ourselves: our member was told then */
     }
     sig_router_send_about(r, (unsigned)c, "peer_joined", m->id);
 }

@@ -24,24 +24,27 @@
  *   PREFIX.to.SERVER      one server's: here, roster (answering a sync), relay, dial
  * Messages are JSON objects, each with "type" and the sender's "server" id:
  *   {"type":"alive"}                                  at every beat (SIG_CLUSTER_BEAT_MS)
- *   {"type":"joined","room":R,"peerId":X}             X joined R here: R's members elsewhere
- *                                                     hear peer_joined X and dial it
+ *   {"type":"joined","room":R,"peerId":X}             X joined R here: each pair it makes
+ *                                                     elsewhere is told (smaller id dials)
  *   {"type":"left","room":R,"peerId":X}               X left R (or its server)
  *   {"type":"here","room":R,"members":[...]}          the answer to `joined`: R's members
  *                                                     here, learnt by X's server silently
- *                                                     (they dial X, X dials nobody)
+ *                                                     (the answering server paired them)
  *   {"type":"roster","room":R,"members":[...]}        R's members here, repeated
  *   {"type":"sync"}                                   a server (re)connected: answer with
  *                                                     your rosters
  *   {"type":"relay","room":R,"to":Y,"frame":{...}}    a frame for member Y, peerId rewritten
  *   {"type":"dial","room":R,"to":Y,"peerId":X}        tell your Y peer_joined X
  *
- * Who dials, across servers: a fresh `joined` keeps the one-server rule (those already there
- * dial the newcomer). A pair first learnt from a roster (after a lost message, or a server that
- * came back) has no newcomer: the member with the smaller id dials. The server that learns
- * the pair tells its own member if its member's id is the smaller, and otherwise asks the
- * other's server (`dial`); a server that learnt the same pair itself within
- * SIG_CLUSTER_DEAD_MS has applied the same rule, and lets the `dial` go.
+ * Who dials, across servers: the member with the smaller id. One server's members keep the
+ * one-server rule (those already there dial the newcomer), but two servers cannot agree on who
+ * came first: two members that join at once on two servers are each the other's newcomer,
+ * and both would dial (glare, and zq.js pages that both take the other's offer never connect).
+ * The server that learns a member of another (its `joined`, or a roster after a lost message
+ * or an outage) pairs it with each of its own: it tells its member if its member's id is the
+ * smaller, else asks the other's server (`dial`) to tell that one. Both servers may learn the
+ * pair at once: a `dial` for a pair the asked server paired up itself, with its member there
+ * then, is dropped, so each pair is told once.
  *
  * @code
  * static sig_router_t router;
@@ -94,7 +97,8 @@ typedef struct {
     char id[SIG_ID_LEN + 1];
     char room[ZQ_SIG_ROOM_MAX + 1];
     uint64_t confirmed_at; /* its last joined, here or roster */
-    uint64_t learnt_at;    /* when a roster taught it (the dial rule's window), or 0 */
+    uint64_t paired_at;    /* when this server applied the dial rule to it (its joined, or the
+                              roster that taught it), or 0: learnt silently (here, relay) */
 } sig_remote_t;
 
 typedef struct {
@@ -122,6 +126,7 @@ typedef struct sig_cluster {
     uint32_t servers_full;   /* a server no slot was left for (ZQ_SIG_CLUSTER_SERVERS_MAX) */
     uint32_t relay_dropped;  /* a relayed frame for no member of its room here */
     uint32_t relayed_out, relayed_in;
+    uint32_t paired;         /* pairs of a local and a remote member told who dials */
     uint32_t servers_lost;   /* servers taken as dead */
 } sig_cluster_t;
 

@@ -367,6 +367,7 @@ static void handle_join(sig_router_t *r, uint64_t now, unsigned c, json_value_t 
     }
     memcpy(me->room, r->scratch, strlen(r->scratch) + 1);
     me->joined = true;
+    me->joined_at = now;
     if (r->ice_url_count > 0) {
         send_ice_servers(r, c, now); /* before anyone dials it */
     }

@@ -78,6 +78,7 @@ typedef struct {
     uint64_t connected_at;   /* the router's clock then, ms: with connected_unix, the wall
                                 clock of any later `now` */
     uint64_t last_seen;
+    uint64_t joined_at;      /* when it joined its room, ms (the cluster's dial rule) */
     uint64_t ice_sent_at;    /* when its last ice_servers frame went, ms */
     uint8_t name_count;
     sig_name_t names[ZQ_SIG_NAMES_PER_MEMBER]; /* what it announced in its room */

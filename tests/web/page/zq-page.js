@@ -5,6 +5,8 @@ import { ZQ } from '../web/zq.js';
 const params = new URLSearchParams(location.search);
 const room = params.get('room') || 'default-topic';
 const persist = params.get('persist') || undefined;
+/* ?signal=URL: another server's WebSocket (tests/cluster: through a load balancer) */
+const signal = params.get('signal') || undefined;
 const t0 = performance.now();
 
 function log(line) {
@@ -14,7 +16,7 @@ function log(line) {
   if (el) el.textContent += `${text}\n`;
 }
 
-const zq = new ZQ({ room, persist, log, iceServers: [] });
+const zq = new ZQ({ room, persist, signal, log, iceServers: [] });
 window.zq = zq;
 for (const ev of ['peer', 'peer_left', 'peer_down', 'lost', 'undelivered', 'dead_letter',
   'connected', 'disconnected', 'peer_failed', 'peer_unreachable', 'error']) {
