@@ -105,7 +105,7 @@ static void take_qos1(bridge_t *g, uint64_t now, uint16_t packet_id, size_t topi
                       size_t payload_len)
 {
     if (g->n_in == ZQ_MQTT_RX_INFLIGHT_MAX) {
-        return; /* over the receive maximum we granted: not acked, the broker sends it again */
+        return; /* not reached: the client holds no more unacked than this ring */
     }
     bool behind = in_parked_before(g); /* in order: behind a parked one, it waits too */
     bridge_in_t *e = in_add(g, packet_id);

@@ -178,6 +178,27 @@ zq_err_t brk_message_done(brk_t *b, uint64_t now, uint32_t handle);
  *  unfinished. */
 void brk_hold_input(brk_t *b, bool hold);
 
+/** A QoS 1 receiver of ours (PROTOCOL.md §5): its identity and what it wants (its patterns
+ *  now, or when it left). Borrowed from the broker until its next call. */
+typedef struct {
+    uint8_t fp[BRK_FP_HEX / 2];
+    bool wants_all;          /**< a ZeroQ peer, or one whose sub did not fit: everything */
+    uint8_t n_topics;
+    const brk_name_t *topics;
+} brk_receiver_info_t;
+
+/** Our QoS 1 receivers, at most @p cap into @p out: @return how many. For a publisher that
+ *  keeps them across a restart (brk_receiver_restore()), so that what it publishes before they
+ *  are back waits for them, as for any receiver away for less than linger_ms. */
+size_t brk_receivers(const brk_t *b, brk_receiver_info_t *out, size_t cap);
+
+/** A receiver kept from an earlier run, taken as away since @p now: QoS 1 messages on the
+ *  topics its @p n @p topics match (all with @p wants_all) wait for its ack, for linger_ms.
+ *  @return ZQ_OK; ZQ_ERR_CAPACITY (ZQ_BRK_MAX_RECEIVERS); ZQ_ERR_TOO_LONG (a pattern, or more
+ *  than ZQ_BRK_PEER_SUBS). */
+zq_err_t brk_receiver_restore(brk_t *b, uint64_t now, const uint8_t fp[BRK_FP_HEX / 2],
+                              bool wants_all, const char *const *topics, size_t n);
+
 /** The resume points, at most @p cap into @p out: @return how many. For a subscriber that
  *  keeps them across a restart (with its identity: publishers know it by its certificate). */
 size_t brk_resume_points(const brk_t *b, brk_resume_point_t *out, size_t cap);

@@ -56,6 +56,54 @@ static int8_t receiver_of(brk_t *b, uint8_t slot)
     return p->receiver;
 }
 
+size_t brk_receivers(const brk_t *b, brk_receiver_info_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < ZQ_BRK_MAX_RECEIVERS && n < cap; i++) {
+        const brk_receiver_t *rc = &b->pub.receivers[i];
+        if (!rc->used) {
+            continue;
+        }
+        /* Here now: what its sub says; away: what it wanted when it left. */
+        const brk_peer_t *p = rc->peer >= 0 ? &b->peers[rc->peer] : NULL;
+        memcpy(out[n].fp, rc->fp, sizeof out[n].fp);
+        out[n].wants_all = p != NULL ? p->wants_all : rc->wants_all;
+        out[n].n_topics = p != NULL ? p->n_topics : rc->n_topics;
+        out[n].topics = p != NULL ? p->topics : rc->topics;
+        n++;
+    }
+    return n;
+}
+
+zq_err_t brk_receiver_restore(brk_t *b, uint64_t now, const uint8_t fp[BRK_FP_HEX / 2],
+                              bool wants_all, const char *const *topics, size_t n)
+{
+    int r = find_receiver(&b->pub, fp);
+    for (int i = 0; r < 0 && i < ZQ_BRK_MAX_RECEIVERS; i++) {
+        r = b->pub.receivers[i].used ? -1 : i;
+    }
+    if (r < 0) {
+        return ZQ_ERR_CAPACITY;
+    }
+    if (n > ZQ_BRK_PEER_SUBS) {
+        return ZQ_ERR_TOO_LONG;
+    }
+    brk_receiver_t *rc = &b->pub.receivers[r];
+    memset(rc, 0, sizeof *rc);
+    for (size_t k = 0; k < n; k++) {
+        if (brk_name_set(&rc->topics[k], topics[k], strlen(topics[k])) != ZQ_OK) {
+            return ZQ_ERR_TOO_LONG;
+        }
+    }
+    rc->used = true;
+    memcpy(rc->fp, fp, sizeof rc->fp);
+    rc->peer = -1;
+    rc->left_at = now;
+    rc->wants_all = wants_all;
+    rc->n_topics = (uint8_t)n;
+    return ZQ_OK;
+}
+
 /* ---- Publishing ---------------------------------------------------------------------------- */
 
 static bool lingerer_wants(const brk_receiver_t *rc, const char *topic, size_t len)
@@ -281,6 +329,10 @@ void brk_pub_peer_up(brk_t *b, uint64_t now, uint8_t slot)
         rc->peer = (int8_t)slot;
         p->receiver = (int8_t)r;
         p->sent_seq = rc->acked < p->sent_seq ? rc->acked : p->sent_seq;
+        /* Replayed to, so no last values as well (PROTOCOL.md §7): those would be the same
+         * messages again, which lvc's are not deduplicated as (a receiver kept across our
+         * restart, brk_receiver_restore(), names no resume point of our new epoch). */
+        p->resumed = true;
     }
 }
 

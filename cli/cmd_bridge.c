@@ -16,6 +16,7 @@
 #include "port/posix/read_file.h"
 #include "port/posix/tcp_link.h"
 #include "zq/hex.h"
+#include "zq/json.h"
 #include "zq/text.h"
 
 #define MQTT_DEFAULT_PORT 1883
@@ -60,6 +61,9 @@ typedef struct {
     char client_id[64];
     char identity_path[PATH_MAX_LEN];
     char resume_path[PATH_MAX_LEN];
+    char receivers_path[PATH_MAX_LEN];
+    char receivers_saved[ZQ_BRK_MAX_RECEIVERS * 512];
+    size_t receivers_len;
     brk_resume_point_t saved[ZQ_BRK_MAX_PUBLISHERS];
     size_t n_saved;
     uint64_t next_save;
@@ -267,6 +271,10 @@ static int configure_mqtt(bridge_app_t *a, const char *room)
     a->mopt.clean_start = false; /* the session outlives the connection (and the bridge) */
     a->mopt.session_expiry_s = expiry;
     a->mopt.keepalive_s = KEEPALIVE_S;
+    /* Half the table granted, and the rest held should the broker go over it (mosquitto
+     * 2.0.11 does when it resumes a session with messages unacked). */
+    a->mopt.receive_maximum = ZQ_MQTT_RX_INFLIGHT_MAX / 2;
+    a->mopt.lenient_receive_maximum = true;
     a->mopt.username = a->user[0] != '\0' ? a->user : NULL;
     a->mopt.password = a->pass[0] != '\0' ? (const uint8_t *)a->pass : NULL;
     a->mopt.password_len = strlen(a->pass);
@@ -320,7 +328,9 @@ static int configure_state(bridge_app_t *a)
     if (snprintf(a->identity_path, sizeof a->identity_path, "%s/identity", dir) >=
             (int)sizeof a->identity_path ||
         snprintf(a->resume_path, sizeof a->resume_path, "%s/resume", dir) >=
-            (int)sizeof a->resume_path) {
+            (int)sizeof a->resume_path ||
+        snprintf(a->receivers_path, sizeof a->receivers_path, "%s/receivers", dir) >=
+            (int)sizeof a->receivers_path) {
         return zq_cli_usage_error("bridge", "--state '%s' is too long a path", dir);
     }
     return -1;
@@ -341,6 +351,126 @@ static size_t write_points(const brk_resume_point_t *p, size_t n, char *out, siz
         len += (size_t)w;
     }
     return len;
+}
+
+/* The receivers file: a JSON object a line, {"fp":HEX,"all":BOOL,"topics":[PATTERN...]}: the
+ * room members that take QoS 1 from us, so that after a restart what MQTT sends before they
+ * are back waits for them (brk_receiver_restore()). */
+static size_t write_receivers(const brk_t *brk, char *out, size_t cap)
+{
+    brk_receiver_info_t rs[ZQ_BRK_MAX_RECEIVERS];
+    size_t n = brk_receivers(brk, rs, ZQ_BRK_MAX_RECEIVERS);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        char fp[2 * sizeof rs[i].fp + 1];
+        fp[zq_hex_encode(fp, rs[i].fp, sizeof rs[i].fp)] = '\0';
+        json_writer_t w;
+        json_writer_init(&w, out + len, cap - len - 1);
+        json_object_begin(&w);
+        json_key(&w, "fp");
+        json_string(&w, fp, strlen(fp));
+        json_key(&w, "all");
+        json_bool(&w, rs[i].wants_all);
+        json_key(&w, "topics");
+        json_array_begin(&w);
+        for (uint8_t k = 0; k < rs[i].n_topics; k++) {
+            json_string(&w, rs[i].topics[k].text, rs[i].topics[k].len);
+        }
+        json_array_end(&w);
+        json_object_end(&w);
+        size_t n_line = json_finish(&w);
+        if (n_line == 0) {
+            break;
+        }
+        len += n_line;
+        out[len++] = '\n';
+    }
+    return len;
+}
+
+static void save_receivers(bridge_app_t *a)
+{
+    static char text[sizeof a->receivers_saved];
+    size_t len = write_receivers(&a->runner.brk, text, sizeof text);
+    if (len == a->receivers_len && memcmp(text, a->receivers_saved, len) == 0) {
+        return;
+    }
+    if (zq_posix_write_file(a->receivers_path, (const uint8_t *)text, len, 0600) != ZQ_OK) {
+        (void)fprintf(stderr, "zq bridge: cannot write %s: %s\n", a->receivers_path,
+                      strerror(errno));
+        return;
+    }
+    memcpy(a->receivers_saved, text, len);
+    a->receivers_len = len;
+}
+
+static bool read_receiver(bridge_app_t *a, const char *line)
+{
+    json_value_t doc;
+    json_value_t fp;
+    json_value_t all;
+    json_value_t topics;
+    json_value_t v;
+    uint8_t id[BRK_FP_HEX / 2];
+    char hex[2 * sizeof id + 1];
+    bool wants_all = false;
+    if (json_parse(line, strlen(line), &doc) != ZQ_OK ||
+        json_object_get(doc, "fp", &fp) != ZQ_OK ||
+        json_get_string(fp, hex, sizeof hex, NULL) != ZQ_OK || strlen(hex) != 2 * sizeof id ||
+        json_object_get(doc, "all", &all) != ZQ_OK || !json_get_bool(all, &wants_all) ||
+        json_object_get(doc, "topics", &topics) != ZQ_OK || json_type(topics) != JSON_ARRAY) {
+        return false;
+    }
+    for (size_t i = 0; i < sizeof id; i++) {
+        int hi = zq_hex_digit(hex[2 * i]);
+        int lo = zq_hex_digit(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            return false;
+        }
+        id[i] = (uint8_t)(hi << 4 | lo);
+    }
+    static char text[ZQ_BRK_PEER_SUBS][ZQ_BRK_NAME_MAX + 1];
+    const char *names[ZQ_BRK_PEER_SUBS];
+    size_t n = 0;
+    json_iter_t it;
+    json_iter_init(&it, topics);
+    while (json_iter_next(&it, NULL, &v)) {
+        if (n == ZQ_BRK_PEER_SUBS || json_get_string(v, text[n], sizeof text[n], NULL) != ZQ_OK) {
+            return false;
+        }
+        names[n] = text[n];
+        n++;
+    }
+    return brk_receiver_restore(&a->runner.brk, zq_brk_runner_now(&a->runner), id, wants_all,
+                                names, n) == ZQ_OK;
+}
+
+static int restore_receivers(bridge_app_t *a)
+{
+    static char text[sizeof a->receivers_saved + 1];
+    size_t len = 0;
+    zq_err_t err = zq_posix_read_file(a->receivers_path, (uint8_t *)text, sizeof text - 1, &len);
+    if (err == ZQ_ERR_IO && errno == ENOENT) {
+        return -1;
+    }
+    if (err != ZQ_OK) {
+        return zq_cli_fail("bridge", "cannot read %s", a->receivers_path);
+    }
+    text[len] = '\0';
+    memcpy(a->receivers_saved, text, len);
+    a->receivers_len = len;
+    size_t n = 0;
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"), n++) {
+        if (!read_receiver(a, line)) {
+            return zq_cli_fail("bridge", "%s: a line zq did not write: '%s'", a->receivers_path,
+                               line);
+        }
+    }
+    if (a->o.verbose) {
+        (void)fprintf(stderr, "zq bridge: %zu receivers from %s, awaited as if just gone\n", n,
+                      a->receivers_path);
+    }
+    return -1;
 }
 
 static void save_resume(bridge_app_t *a)
@@ -412,7 +542,16 @@ static int restore_resume(bridge_app_t *a)
         (void)fprintf(stderr, "zq bridge: %zu resume points from %s\n", a->n_saved,
                       a->resume_path);
     }
-    return -1;
+    return restore_receivers(a);
+}
+
+/* Both files, when they changed. */
+static void save_state(bridge_app_t *a)
+{
+    if (a->o.state != NULL) {
+        save_resume(a);
+        save_receivers(a);
+    }
 }
 
 /* ---- The MQTT link -------------------------------------------------------------------------- */
@@ -513,7 +652,7 @@ static void on_idle(void *ctx, zq_brk_runner_t *r, uint64_t now)
     bridge_pump(&a->bridge, now);
     zq_tcp_link_flush(&a->link);
     if (now >= a->next_save) {
-        save_resume(a);
+        save_state(a);
         a->next_save = now + SAVE_EVERY_MS;
     }
 }
@@ -530,6 +669,13 @@ static uint64_t next_timeout(void *ctx)
 static void print_counts(const bridge_app_t *a)
 {
     const bridge_stats_t *s = &a->bridge.stats;
+    const mqtt_stats_t *m = mqtt_client_stats(&a->mqtt);
+    (void)fprintf(stderr,
+                  "zq bridge: MQTT packets in %" PRIu32 "; over the receive maximum %" PRIu32
+                  ", oversize %" PRIu32 ", topic too long %" PRIu32 ", unknown acks %" PRIu32
+                  "\n",
+                  m->rx_packets, m->rx_over_quota, m->rx_oversize, m->rx_topic_too_long,
+                  m->rx_unknown_ack);
     (void)fprintf(stderr,
                   "zq bridge: to MQTT %" PRIu32 " (QoS 1 acked %" PRIu32 ", refused %" PRIu32
                   "), from MQTT %" PRIu32 " (QoS 1 acked once the room had them %" PRIu32
@@ -577,7 +723,7 @@ int zq_cmd_bridge(int argc, char **argv)
     (void)fprintf(stderr, "zq bridge: room '%s' <-> MQTT %s:%u under %s/\n", room, a->host,
                   a->port, a->prefix);
     rc = zq_brk_runner_run(&a->runner);
-    save_resume(a);
+    save_state(a);
     if (mqtt_client_disconnect(&a->mqtt, MQTT_RC_SUCCESS) == ZQ_OK) {
         zq_tcp_link_flush(&a->link);
     }

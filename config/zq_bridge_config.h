@@ -32,6 +32,8 @@
 
 /* ---- MQTT ----------------------------------------------------------------------------------- */
 #define ZQ_MQTT_INFLIGHT_MAX 32
+/* MQTT to the room: the bridge grants half of it (cli/cmd_bridge.c, lenient_receive_maximum). */
+#define ZQ_MQTT_RX_INFLIGHT_MAX 32
 #define ZQ_MQTT_INFLIGHT_BYTES (32 * 1024 + 2 * 16384)
 
 /* ---- The POSIX loop: signalling, MQTT, TURN over TCP, stdin -------------------------------- */

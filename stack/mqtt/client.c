@@ -90,6 +90,7 @@ zq_err_t mqtt_client_connect(mqtt_client_t *c, uint64_t now, const mqtt_options_
     c->version = opt->version;
     c->clean_start = opt->clean_start;
     c->receive_max = receive_max;
+    c->lenient_receive_max = opt->lenient_receive_maximum;
     c->keepalive_ms = (uint32_t)opt->keepalive_s * 1000u;
     c->last_rx = now;
     c->state = MQTT_STATE_CONNECTING;

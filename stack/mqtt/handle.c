@@ -68,7 +68,13 @@ static mqtt_unacked_t *track_qos1(mqtt_client_t *c, uint16_t id, bool *redeliver
         e->await_redelivery = false;
         return e;
     }
-    if (c->n_unacked >= c->receive_max) {
+    /* Lenient: over what we granted (5.0) or chose as our bound (3.1.1, which the broker is
+     * never told: mosquitto sends up to its max_inflight_messages, 20), held while the table
+     * has room. */
+    bool lenient = c->lenient_receive_max && c->n_unacked < ZQ_MQTT_RX_INFLIGHT_MAX;
+    if (c->n_unacked >= c->receive_max && lenient) {
+        c->stats.rx_over_quota++; /* over what we granted, still within what we hold */
+    } else if (c->n_unacked >= c->receive_max) {
         if (c->version == MQTT_V5) {
             mqtt_fail(c, MQTT_RC_RECEIVE_MAXIMUM_EXCEEDED, "server over our Receive Maximum");
         } else {

@@ -180,6 +180,14 @@ typedef struct {
                                     ends with the connection; 0xFFFFFFFF: never */
     uint16_t receive_maximum;  /**< incoming QoS 1 we hold unacked, 1..ZQ_MQTT_RX_INFLIGHT_MAX;
                                     0: ZQ_MQTT_RX_INFLIGHT_MAX. Sent in v5 (§3.1.2.11.3) */
+    bool lenient_receive_maximum; /**< a server over the Receive Maximum we granted (v5; in
+                                    3.1.1 over @c receive_maximum, which the server is never
+                                    told) is not fatal, and its message not dropped, while the
+                                    table (ZQ_MQTT_RX_INFLIGHT_MAX) has room (counted in
+                                    rx_over_quota): mosquitto 2.0.11 was seen to go over it when
+                                    it resumes a session with messages unacked, and in 3.1.1
+                                    sends up to its max_inflight_messages (20). zq bridge
+                                    grants half its table and sets this */
     const mqtt_publish_t *will; /**< NULL: no will */
     uint32_t will_delay_s;      /**< v5 Will Delay Interval (§3.1.3.2.2) */
 } mqtt_options_t;
@@ -337,6 +345,7 @@ typedef struct {
     mqtt_state_t state;
     uint8_t version;
     bool clean_start;
+    bool lenient_receive_max;
     uint32_t generation;         /* bumped by reset: feed stops if the callback reset */
     uint16_t receive_max;        /* what we granted */
     mqtt_server_t server;

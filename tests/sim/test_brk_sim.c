@@ -606,6 +606,54 @@ static void a_restarted_holder_gets_again_what_it_had_not_finished_and_nothing_i
     assert_string_equal(got, "456");
 }
 
+static bool restarted_publisher_connected(void)
+{
+    return mesh_connected(2, 1);
+}
+
+static void a_restarted_publisher_with_its_receivers_kept_holds_what_it_publishes_for_them(
+    void **state)
+{
+    (void)state;
+    room_of(2, 43, clean);
+    assert_int_equal(brk_subscribe(broker(1), mesh.now, "feed"), ZQ_OK);
+    mesh_run_for(200);
+    publish(0, "feed", "1", BRK_QOS_1);
+    mesh_run_for(500);
+    brk_receiver_info_t kept[2];
+    assert_int_equal(brk_receivers(broker(0), kept, 2), 1);
+    uint8_t fp[BRK_FP_HEX / 2];
+    memcpy(fp, kept[0].fp, sizeof fp);
+    bool all = kept[0].wants_all;
+    const char *topics[ZQ_BRK_PEER_SUBS];
+    char text[ZQ_BRK_PEER_SUBS][ZQ_BRK_NAME_MAX + 1];
+    for (uint8_t i = 0; i < kept[0].n_topics; i++) {
+        memcpy(text[i], kept[0].topics[i].text, kept[0].topics[i].len + 1u);
+        topics[i] = text[i];
+    }
+    size_t n_topics = kept[0].n_topics;
+    assert_int_equal(n_topics, 1);
+    assert_string_equal(topics[0], "feed");
+    mesh_crash(0);
+    mesh_run_for(2000);
+    unsigned again = mesh_add("room", true, NULL, 0); /* the same identity, a new run */
+    assert_int_equal(brk_receiver_restore(broker(again), mesh.now, fp, all, topics, n_topics),
+                     ZQ_OK);
+    uint64_t seq;
+    assert_int_equal(brk_publish_seq(broker(again), mesh.now, "feed", "2", 1, BRK_QOS_1, &seq),
+                     ZQ_OK);
+    assert_false(brk_publish_settled(broker(again), seq)); /* its receiver is not back yet */
+    assert_true(mesh_run(mesh.now + 60000, restarted_publisher_connected));
+    mesh_run_for(2000);
+    assert_true(brk_publish_settled(broker(again), seq));
+    size_t twos = 0;
+    for (size_t k = 0; k < mesh.members[1].n_log; k++) {
+        const mesh_event_t *e = &mesh.members[1].log[k];
+        twos += e->type == BRK_EVENT_MESSAGE && strcmp(e->payload, "2") == 0;
+    }
+    assert_int_equal(twos, 1);
+}
+
 static void messages_gone_from_the_ring_are_announced_as_lost(void **state)
 {
     (void)state;
@@ -1398,6 +1446,8 @@ int main(void)
         cmocka_unit_test(a_held_qos1_message_is_acked_only_once_done),
         cmocka_unit_test(a_holder_with_every_place_taken_reads_nothing_more_until_one_is_done),
         cmocka_unit_test(a_restarted_holder_gets_again_what_it_had_not_finished_and_nothing_it_had),
+        cmocka_unit_test(
+            a_restarted_publisher_with_its_receivers_kept_holds_what_it_publishes_for_them),
         cmocka_unit_test(messages_gone_from_the_ring_are_announced_as_lost),
         cmocka_unit_test(qos1_through_20pct_loss_and_a_reconnect_loses_and_duplicates_nothing),
 #if ZQ_BRK_REQUEST_CLIENT

@@ -82,9 +82,13 @@ echo_env_finish() {
     [ -n "${echo_env_cleanup:-}" ] && $echo_env_cleanup
     if [ "$status" -ne 0 ]; then
         echo_env_dump_logs
-        echo "FAIL: $echo_env_label against zq echo (logs above)" >&2
+        echo "FAIL: $echo_env_label (logs above)" >&2
     fi
-    rm -rf "$out"
+    if [ -n "${ZQ_KEEP_LOGS:-}" ]; then
+        echo "logs kept in $out" >&2
+    else
+        rm -rf "$out"
+    fi
     exit "$status"
 }
 

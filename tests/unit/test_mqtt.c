@@ -698,6 +698,26 @@ static void server_over_receive_maximum_is_a_protocol_error(void **state)
     OUTPUT(0xE0, 0x01, 0x93);
 }
 
+static void a_lenient_client_holds_what_goes_over_its_grant_while_the_table_has_room(void **state)
+{
+    (void)state;
+    mqtt_options_t o;
+    mqtt_options_default(&o, MQTT_V5, "zq");
+    o.receive_maximum = 2;
+    o.lenient_receive_maximum = true;
+    assert_int_equal(mqtt_client_connect(&cl, now_ms, &o), ZQ_OK);
+    (void)take_output();
+    FEED(0x20, 0x03, 0x00, 0x00, 0x00);
+    for (uint8_t id = 1; id <= ZQ_MQTT_RX_INFLIGHT_MAX; id++) {
+        FEED(0x32, 0x07, 0x00, 0x01, 't', 0x00, id, 0x00, 'x');
+        assert_int_equal(feed_result, ZQ_OK);
+    }
+    assert_int_equal(mqtt_client_unacked(&cl), ZQ_MQTT_RX_INFLIGHT_MAX);
+    assert_int_equal(mqtt_client_stats(&cl)->rx_over_quota, ZQ_MQTT_RX_INFLIGHT_MAX - 2);
+    FEED(0x32, 0x07, 0x00, 0x01, 't', 0x00, ZQ_MQTT_RX_INFLIGHT_MAX + 1, 0x00, 'x');
+    assert_error(MQTT_RC_RECEIVE_MAXIMUM_EXCEEDED); /* beyond the table: fatal after all */
+}
+
 static void v311_over_our_bound_is_dropped_unacked_and_counted(void **state)
 {
     (void)state;
@@ -1181,6 +1201,8 @@ int main(void)
         cmocka_unit_test_setup(redelivery_of_a_pending_id_is_flagged, setup),
         cmocka_unit_test_setup(ack_given_while_disconnected_answers_the_redelivery, setup),
         cmocka_unit_test_setup(server_over_receive_maximum_is_a_protocol_error, setup),
+        cmocka_unit_test_setup(
+            a_lenient_client_holds_what_goes_over_its_grant_while_the_table_has_room, setup),
         cmocka_unit_test_setup(v311_over_our_bound_is_dropped_unacked_and_counted, setup),
         cmocka_unit_test_setup(qos1_publish_is_kept_until_its_puback, setup),
         cmocka_unit_test_setup(v5_puback_reason_over_0x80_is_a_refusal, setup),

@@ -38,7 +38,7 @@ stop_capture() {
     fi
 }
 echo_env_cleanup=stop_capture
-echo_env_start "$zq_abs" aiortc
+echo_env_start "$zq_abs" "aiortc against zq echo"
 
 if [ -n "${ZQ_AIORTC_CAPTURE:-}" ] && command -v tshark >/dev/null; then
     mkdir -p "$ZQ_AIORTC_CAPTURE"

@@ -27,7 +27,7 @@ if [ ! -x "$pion" ] || [ -n "$(find "$here" -maxdepth 1 \( -name '*.go' -o -name
     echo "built $pion in $(($(date +%s) - t0)) s"
 fi
 
-echo_env_start "$zq_abs" Pion
+echo_env_start "$zq_abs" "Pion against zq echo"
 
 pion_echo() { # name mode [options]: runs pion_peer echo in the background
     name=$1; mode=$2; shift 2
