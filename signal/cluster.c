@@ -478,8 +478,8 @@ static void on_dial(sig_router_t *r, uint64_t now, cluster_msg_t *m)
     int c;
     int i;
     if (!text_field(m->doc, "to", to, SIG_ID_LEN) ||
-        !text_field(m->doc, "peerId", m->id, SIG_ID_LEN)) {
-        r->cluster->malformed++;
+        !text_field(m->doc, "peerId", m->id, SIG_ID_LEN) || is_local_id(r, m->id)) {
+        r->cluster->malformed++; /* a member of ours is no other server's */
         return;
     }
     if ((c = local_member(r, to, m->room)) < 0 ||
@@ -493,6 +493,23 @@ static void on_dial(sig_router_t *r, uint64_t now, cluster_msg_t *m)
     sig_router_send_about(r, (unsigned)c, "peer_joined", m->id);
 }
 
+/* What one server forwards between members (router.c) and so all another may relay: a
+ * forged welcome, peer_joined or ice_servers is no frame of a member's. */
+static bool relayable(json_value_t frame)
+{
+    static const char *const types[] = {"offer", "answer", "ice_candidate", "refused"};
+    json_value_t type;
+    if (json_type(frame) != JSON_OBJECT || json_object_get(frame, "type", &type) != ZQ_OK) {
+        return false;
+    }
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        if (json_string_equals(type, types[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void on_relay(sig_router_t *r, uint64_t now, cluster_msg_t *m)
 {
     sig_cluster_t *cl = r->cluster;
@@ -501,7 +518,7 @@ static void on_relay(sig_router_t *r, uint64_t now, cluster_msg_t *m)
     bool fresh;
     int c;
     if (!text_field(m->doc, "to", to, SIG_ID_LEN) ||
-        json_object_get(m->doc, "frame", &frame) != ZQ_OK || json_type(frame) != JSON_OBJECT ||
+        json_object_get(m->doc, "frame", &frame) != ZQ_OK || !relayable(frame) ||
         !text_field(frame, "peerId", m->id, SIG_ID_LEN) || is_local_id(r, m->id)) {
         cl->malformed++;
         return;

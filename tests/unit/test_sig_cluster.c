@@ -350,6 +350,21 @@ static void a_relay_claiming_a_local_id_as_sender_is_dropped(void **state)
     assert_int_equal(srv[1].cluster.malformed, 1);
 }
 
+static void a_dial_naming_a_member_of_ours_as_the_other_is_dropped(void **state)
+{
+    (void)state;
+    member_t a = joined(1, "kitchen");
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "{\"type\":\"dial\",\"server\":\"%s\",\"room\":\"kitchen\",\"to\":\"%s\","
+             "\"peerId\":\"%s\"}",
+             srv[0].cluster.self, a.id, a.id);
+    size_t had = srv[1].n_sent;
+    sig_cluster_message(&srv[1].router, now, msg, strlen(msg));
+    assert_int_equal(srv[1].n_sent, had); /* a is not told of itself (fuzz_sig_cluster) */
+    assert_int_equal(srv[1].cluster.malformed, 1);
+}
+
 static void a_member_that_leaves_is_reported_gone_on_every_server(void **state)
 {
     (void)state;
@@ -520,6 +535,8 @@ static void malformed_messages_are_counted_and_change_nothing(void **state)
         "{\"type\":\"roster\",\"server\":\"x\",\"room\":\"kitchen\",\"members\":7}",
         "{\"type\":\"joined\",\"server\":\"x\",\"room\":\"kitchen\",\"peerId\":\"a\\u0000b\"}",
         "{\"type\":\"relay\",\"server\":\"x\",\"room\":\"kitchen\",\"to\":\"y\",\"frame\":3}",
+        "{\"type\":\"relay\",\"server\":\"x\",\"room\":\"kitchen\",\"to\":\"y\","
+        "\"frame\":{\"type\":\"welcome\",\"peerId\":\"z\"}}",
     };
     size_t had = srv[0].n_sent;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -541,6 +558,7 @@ int main(void)
         cmocka_unit_test_setup(a_frame_for_a_member_that_never_joined_is_dropped, setup),
         cmocka_unit_test_setup(a_relay_naming_a_room_its_target_is_not_in_is_dropped, setup),
         cmocka_unit_test_setup(a_relay_claiming_a_local_id_as_sender_is_dropped, setup),
+        cmocka_unit_test_setup(a_dial_naming_a_member_of_ours_as_the_other_is_dropped, setup),
         cmocka_unit_test_setup(a_member_that_leaves_is_reported_gone_on_every_server, setup),
         cmocka_unit_test_setup(a_dead_servers_members_are_gone_within_the_dead_time, setup),
         cmocka_unit_test_setup(a_live_server_is_never_taken_as_dead, setup),
