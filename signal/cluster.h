@@ -5,10 +5,11 @@
  *
  * Every server keeps its own members (router.h) and, beside them, the members other servers
  * hold in the rooms where it has members of its own: their ids, rooms and servers. With that,
- * a room split over servers behaves as on one server: a newcomer's room hears `peer_joined`
- * wherever its members are, offers, answers, candidates and refusals reach a member on another
- * server with `peerId` rewritten to the sender (by the sender's server, where the sender is
- * known), and `peer_left` follows a member that leaves or a server that dies.
+ * a room split over servers behaves as on one server: each pair a newcomer makes is told with
+ * `peer_joined`, wherever its members are (who dials: below), offers, answers, candidates and
+ * refusals reach a member on another server with `peerId` rewritten to the sender (by the
+ * sender's server, where the sender is known), and `peer_left` follows a member that leaves or
+ * a server that dies.
  *
  * What is trusted: the servers of one cluster (the bus's own credentials keep others out).
  * Room tokens are checked by the server a member connects to, which alone knows the URL; the
