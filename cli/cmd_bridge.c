@@ -582,16 +582,24 @@ static void link_open(void *ctx, uint64_t now)
     (void)mqtt_client_connect(&a->mqtt, now, &a->mopt);
 }
 
-static void link_bytes(void *ctx, uint64_t now, const uint8_t *data, size_t len)
+/* The broker's bytes, as far as the bridge holds what they carry: a QoS 1 message the
+ * incoming table has no room for stops the reading (3.1.1 has no other flow control), and
+ * on_idle resumes it once PUBACKs free a place. */
+static size_t link_bytes(void *ctx, uint64_t now, const uint8_t *data, size_t len)
 {
     bridge_app_t *a = ctx;
+    size_t used = 0;
     a->now = now;
-    if (mqtt_client_feed(&a->mqtt, now, data, len) == ZQ_ERR_CLOSED) {
+    if (!mqtt_client_resume(&a->mqtt, now)) {
+        return 0;
+    }
+    if (mqtt_client_feed_some(&a->mqtt, now, data, len, &used) == ZQ_ERR_CLOSED) {
         zq_tcp_link_flush(&a->link); /* a DISCONNECT saying why, in 5 */
         zq_tcp_link_drop(&a->link, now, "the MQTT session ended");
-        return;
+        return len;
     }
     zq_tcp_link_flush(&a->link);
+    return used;
 }
 
 static void link_down(void *ctx, uint64_t now, const char *why)
@@ -651,6 +659,7 @@ static void on_idle(void *ctx, zq_brk_runner_t *r, uint64_t now)
     }
     bridge_pump(&a->bridge, now);
     zq_tcp_link_flush(&a->link);
+    zq_tcp_link_resume(&a->link, now); /* input stopped for a full table: PUBACKs made room */
     if (now >= a->next_save) {
         save_state(a);
         a->next_save = now + SAVE_EVERY_MS;

@@ -146,7 +146,7 @@ static void link_open(void *ctx, uint64_t now)
     nats_client_init(&n->client, &n->options, on_nats_event, srv); /* the server speaks first */
 }
 
-static void link_bytes(void *ctx, uint64_t now, const uint8_t *data, size_t len)
+static size_t link_bytes(void *ctx, uint64_t now, const uint8_t *data, size_t len)
 {
     signal_server_t *srv = ctx;
     signal_nats_t *n = &srv->nats;
@@ -154,9 +154,10 @@ static void link_bytes(void *ctx, uint64_t now, const uint8_t *data, size_t len)
     n->heard_at = now;
     if (nats_client_feed(&n->client, data, len) != ZQ_OK || n->fatal) {
         zq_tcp_link_drop(&n->link, now, "the NATS server ended the session");
-        return;
+        return len;
     }
     zq_tcp_link_flush(&n->link);
+    return len; /* the cluster takes what comes: NATS drops a slow consumer itself */
 }
 
 static void link_down(void *ctx, uint64_t now, const char *why)

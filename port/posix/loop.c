@@ -64,7 +64,7 @@ zq_err_t zq_loop_add_fd(zq_loop_t *loop, int fd, zq_loop_fd_fn fn, void *ctx)
     }
     for (size_t i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
         if (loop->fds[i].fd < 0) {
-            loop->fds[i] = (zq_loop_fd_t){fd, fn, ctx, false};
+            loop->fds[i] = (zq_loop_fd_t){fd, fn, ctx, false, false};
             return ZQ_OK;
         }
     }
@@ -85,6 +85,17 @@ zq_err_t zq_loop_set_fd_writable_interest(zq_loop_t *loop, int fd, bool on)
     for (size_t i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
         if (fd >= 0 && loop->fds[i].fd == fd) {
             loop->fds[i].want_write = on;
+            return ZQ_OK;
+        }
+    }
+    return ZQ_ERR_NOT_FOUND;
+}
+
+zq_err_t zq_loop_set_fd_readable_interest(zq_loop_t *loop, int fd, bool on)
+{
+    for (size_t i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
+        if (fd >= 0 && loop->fds[i].fd == fd) {
+            loop->fds[i].no_read = !on;
             return ZQ_OK;
         }
     }
@@ -276,7 +287,8 @@ static nfds_t build_pollfds(const zq_loop_t *loop, struct pollfd *pfd, size_t *w
     }
     for (size_t i = 0; i < ZQ_LOOP_MAX_FDS; i++) {
         if (loop->fds[i].fd >= 0) {
-            short events = loop->fds[i].want_write ? POLLIN | POLLOUT : POLLIN;
+            short events = (short)((loop->fds[i].no_read ? 0 : POLLIN) |
+                                   (loop->fds[i].want_write ? POLLOUT : 0));
             pfd[n] = (struct pollfd){.fd = loop->fds[i].fd, .events = events};
             who[n++] = ZQ_LOOP_MAX_SOCKETS + i;
         }

@@ -93,6 +93,7 @@ typedef struct {
     zq_loop_fd_fn fn;
     void *ctx;
     bool want_write; /* also poll for POLLOUT */
+    bool no_read;    /* do not poll for POLLIN */
 } zq_loop_fd_t;
 
 /** A loop: caller-allocated (1.9 KiB with the defaults, mostly the datagram buffer); one
@@ -149,6 +150,11 @@ void zq_loop_remove_fd(zq_loop_t *loop, int fd);
  * @return ZQ_OK, ZQ_ERR_NOT_FOUND if @p fd is not watched.
  */
 zq_err_t zq_loop_set_fd_writable_interest(zq_loop_t *loop, int fd, bool on);
+
+/** Whether the loop waits for @p fd to be readable (on by default): off, a program that cannot
+ *  take more leaves the bytes in the socket (TCP's flow control slows the sender).
+ *  @return ZQ_OK or ZQ_ERR_NOT_FOUND. */
+zq_err_t zq_loop_set_fd_readable_interest(zq_loop_t *loop, int fd, bool on);
 
 /**
  * Runs until zq_loop_stop() or until `now` reaches @p stop_at (ZQ_TIME_NEVER: no limit).

@@ -58,6 +58,8 @@ static void close_socket(zq_tcp_link_t *l)
     l->sock = ZQ_SOCKET_INVALID;
     l->want_write = false;
     l->broken = false;
+    l->paused = false;
+    l->held_len = 0;
 }
 
 void zq_tcp_link_drop(zq_tcp_link_t *l, uint64_t now, const char *why)
@@ -110,14 +112,45 @@ void zq_tcp_link_flush(zq_tcp_link_t *l)
 
 /* ---- The socket -------------------------------------------------------------------------- */
 
+/* on_bytes took @p used of @p len: the rest waits in held_in, the socket unpolled. */
+static void hold_rest(zq_tcp_link_t *l, const uint8_t *data, size_t len, size_t used)
+{
+    if (used >= len || l->state != ZQ_TCP_LINK_OPEN) {
+        return;
+    }
+    memmove(l->held_in, data + used, len - used);
+    l->held_len = len - used;
+    l->paused = true;
+    (void)zq_loop_set_fd_readable_interest(l->loop, l->sock, false);
+}
+
+void zq_tcp_link_resume(zq_tcp_link_t *l, uint64_t now)
+{
+    if (!l->paused || l->state != ZQ_TCP_LINK_OPEN) {
+        return;
+    }
+    size_t used = l->ops->on_bytes(l->ctx, now, l->held_in, l->held_len);
+    if (l->state != ZQ_TCP_LINK_OPEN) {
+        return;
+    }
+    if (used < l->held_len) {
+        memmove(l->held_in, l->held_in + used, l->held_len - used);
+        l->held_len -= used;
+        return;
+    }
+    l->paused = false;
+    l->held_len = 0;
+    (void)zq_loop_set_fd_readable_interest(l->loop, l->sock, true);
+}
+
 static void read_all(zq_tcp_link_t *l, uint64_t now)
 {
-    uint8_t buf[16384];
+    static uint8_t buf[sizeof l->held_in];
     size_t len;
-    zq_err_t err;
-    while (l->state == ZQ_TCP_LINK_OPEN && !l->broken &&
+    zq_err_t err = ZQ_ERR_WOULD_BLOCK;
+    while (l->state == ZQ_TCP_LINK_OPEN && !l->broken && !l->paused &&
            (err = zq_port_tcp_recv(l->sock, buf, sizeof buf, &len)) == ZQ_OK) {
-        l->ops->on_bytes(l->ctx, now, buf, len);
+        hold_rest(l, buf, len, l->ops->on_bytes(l->ctx, now, buf, len));
     }
     if (l->state == ZQ_TCP_LINK_OPEN && (l->broken || err != ZQ_ERR_WOULD_BLOCK)) {
         zq_tcp_link_drop(l, now, l->broken ? "a write failed"

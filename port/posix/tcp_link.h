@@ -43,8 +43,9 @@
 typedef struct {
     /** TCP is up: start the protocol's session (queue its CONNECT). */
     void (*on_open)(void *ctx, uint64_t now);
-    /** Bytes read, in order. */
-    void (*on_bytes)(void *ctx, uint64_t now, const uint8_t *data, size_t len);
+    /** Bytes read, in order. @return how many it took: fewer than @p len stops reading (the
+     *  rest is kept, and the socket no longer polled) until zq_tcp_link_resume(). */
+    size_t (*on_bytes)(void *ctx, uint64_t now, const uint8_t *data, size_t len);
     /** The connection is gone (@p why says how); the next try is scheduled. */
     void (*on_down)(void *ctx, uint64_t now, const char *why);
     /** What the protocol has to write (its lend), and how much of it went. */
@@ -68,6 +69,9 @@ typedef struct {
     zq_addr_t to;
     bool want_write;
     bool broken;          /* a send failed inside a flush: dropped at the next turn */
+    bool paused;          /* on_bytes took less than it was given: held_in waits */
+    size_t held_len;
+    uint8_t held_in[16384]; /* what on_bytes did not take yet */
     uint64_t deadline;    /* CONNECTING: the connect's */
     uint64_t retry_at;    /* IDLE: the next try */
     unsigned failures;    /* connections that failed since the last zq_tcp_link_ready() */
@@ -92,6 +96,9 @@ uint64_t zq_tcp_link_next_timeout(const zq_tcp_link_t *l);
 
 /** Writes what the protocol lends, as far as the socket takes it now. */
 void zq_tcp_link_flush(zq_tcp_link_t *l);
+
+/** Gives on_bytes what it left, and reads on once it took it all. */
+void zq_tcp_link_resume(zq_tcp_link_t *l, uint64_t now);
 
 /** The protocol's session is up: the next failure tries the next server at once again. */
 void zq_tcp_link_ready(zq_tcp_link_t *l);

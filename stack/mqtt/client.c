@@ -181,7 +181,7 @@ void mqtt_client_reset_connection(mqtt_client_t *c)
     c->state = MQTT_STATE_IDLE;
     c->out_head = c->out_tail = 0;
     c->rx_hdr_len = 0;
-    c->rx_in_body = c->rx_skipping = false;
+    c->rx_in_body = c->rx_skipping = c->rx_held = false; /* a held PUBLISH is sent again */
     c->n_requests = 0; /* SUBSCRIBE and UNSUBSCRIBE are never resent */
     c->ping_outstanding = c->want_ping = c->want_disconnect = false;
     mqtt_session_new_connection(c);

@@ -74,6 +74,9 @@ static mqtt_unacked_t *track_qos1(mqtt_client_t *c, uint16_t id, bool *redeliver
     bool lenient = c->lenient_receive_max && c->n_unacked < ZQ_MQTT_RX_INFLIGHT_MAX;
     if (c->n_unacked >= c->receive_max && lenient) {
         c->stats.rx_over_quota++; /* over what we granted, still within what we hold */
+    } else if (c->n_unacked >= c->receive_max && c->lenient_receive_max) {
+        c->rx_held = true; /* the table is full: read nothing more until a slot frees */
+        return NULL;
     } else if (c->n_unacked >= c->receive_max) {
         if (c->version == MQTT_V5) {
             mqtt_fail(c, MQTT_RC_RECEIVE_MAXIMUM_EXCEEDED, "server over our Receive Maximum");

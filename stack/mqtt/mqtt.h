@@ -182,12 +182,13 @@ typedef struct {
                                     0: ZQ_MQTT_RX_INFLIGHT_MAX. Sent in v5 (§3.1.2.11.3) */
     bool lenient_receive_maximum; /**< a server over the Receive Maximum we granted (v5; in
                                     3.1.1 over @c receive_maximum, which the server is never
-                                    told) is not fatal, and its message not dropped, while the
-                                    table (ZQ_MQTT_RX_INFLIGHT_MAX) has room (counted in
-                                    rx_over_quota): mosquitto 2.0.11 was seen to go over it when
-                                    it resumes a session with messages unacked, and in 3.1.1
-                                    sends up to its max_inflight_messages (20). zq bridge
-                                    grants half its table and sets this */
+                                    told) is not fatal, and its message not dropped: held while
+                                    the table (ZQ_MQTT_RX_INFLIGHT_MAX) has room (counted in
+                                    rx_over_quota), and beyond it the client reads no further
+                                    (mqtt_client_feed_some(): flow control by TCP, the only kind
+                                    3.1.1 has) until mqtt_client_resume(). mosquitto 2.0.11 was
+                                    seen to go over it when it resumes a session with messages
+                                    unacked (115 at once in 3.1.1). zq bridge sets this */
     const mqtt_publish_t *will; /**< NULL: no will */
     uint32_t will_delay_s;      /**< v5 Will Delay Interval (§3.1.3.2.2) */
 } mqtt_options_t;
@@ -372,6 +373,7 @@ typedef struct {
     uint8_t rx_first;
     uint8_t rx_hdr_len;          /* fixed-header bytes seen (1 + remaining-length bytes) */
     bool rx_in_body, rx_skipping;
+    bool rx_held;                /* a whole QoS 1 PUBLISH in rx[] waits for a table slot */
     uint32_t rx_len, rx_have, rx_varint_shift;
 
     mqtt_stats_t stats;
@@ -479,6 +481,21 @@ zq_err_t mqtt_client_unsubscribe(mqtt_client_t *c, const char *const *filters, s
  *         these bytes ended it): write out what is pending and close; ZQ_ERR_STATE if IDLE.
  */
 zq_err_t mqtt_client_feed(mqtt_client_t *c, uint64_t now, const uint8_t *data, size_t len);
+
+/**
+ * mqtt_client_feed() for a client with lenient_receive_maximum, which may stop: a QoS 1
+ * PUBLISH that finds the incoming table full is kept, and nothing after it is read.
+ * @param used  how many of @p len bytes were taken (all, unless it stopped)
+ * @return as mqtt_client_feed(); ZQ_ERR_WOULD_BLOCK when it stopped: give the rest again
+ *         after mqtt_client_resume() says it went on.
+ */
+zq_err_t mqtt_client_feed_some(mqtt_client_t *c, uint64_t now, const uint8_t *data, size_t len,
+                               size_t *used);
+
+/** The PUBLISH that stopped input (mqtt_client_feed_some()) is taken if the table has room
+ *  now (its event is raised). @return true if input may go on (nothing was held, or it was
+ *  taken). */
+bool mqtt_client_resume(mqtt_client_t *c, uint64_t now);
 
 /** Runs the timers due at @p now: queues PINGREQ when the keepalive is due, raises
  *  MQTT_EV_DEAD when nothing arrived for 1.5 x keepalive. */

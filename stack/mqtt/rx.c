@@ -99,8 +99,10 @@ static size_t take(mqtt_client_t *c, const uint8_t *data, size_t len)
     return n;
 }
 
-zq_err_t mqtt_client_feed(mqtt_client_t *c, uint64_t now, const uint8_t *data, size_t len)
+zq_err_t mqtt_client_feed_some(mqtt_client_t *c, uint64_t now, const uint8_t *data, size_t len,
+                               size_t *used)
 {
+    *used = 0;
     if (c->state == MQTT_STATE_IDLE) {
         return ZQ_ERR_STATE;
     }
@@ -113,8 +115,33 @@ zq_err_t mqtt_client_feed(mqtt_client_t *c, uint64_t now, const uint8_t *data, s
     }
     uint32_t generation = c->generation;
     size_t off = 0;
-    while (off < len && open_for_input(c) && c->generation == generation) {
+    while (off < len && !c->rx_held && open_for_input(c) && c->generation == generation) {
         off += take(c, data + off, len - off);
     }
-    return open_for_input(c) && c->generation == generation ? ZQ_OK : ZQ_ERR_CLOSED;
+    *used = off;
+    if (!open_for_input(c) || c->generation != generation) {
+        return ZQ_ERR_CLOSED;
+    }
+    return c->rx_held ? ZQ_ERR_WOULD_BLOCK : ZQ_OK;
+}
+
+zq_err_t mqtt_client_feed(mqtt_client_t *c, uint64_t now, const uint8_t *data, size_t len)
+{
+    size_t used;
+    zq_err_t err = mqtt_client_feed_some(c, now, data, len, &used);
+    return err == ZQ_ERR_WOULD_BLOCK ? ZQ_OK : err; /* only a lenient client stops */
+}
+
+bool mqtt_client_resume(mqtt_client_t *c, uint64_t now)
+{
+    if (!c->rx_held) {
+        return true;
+    }
+    if (c->n_unacked >= ZQ_MQTT_RX_INFLIGHT_MAX || !open_for_input(c)) {
+        return false;
+    }
+    c->now = now;
+    c->rx_held = false;
+    mqtt_handle_packet(c, c->rx_first, c->rx, c->rx_len); /* it finds its slot now */
+    return !c->rx_held;
 }

@@ -9,9 +9,9 @@
 #   2. mosquitto_pub -q 1 zq/lab/cmd/led on switches the actuator: its QoS 1 report
 #      zq/lab/actuators/lamp/led says {"on":true}, and it is retained (a later subscriber gets it);
 #   3. (MQTT 5) mosquitto_rr on zq/lab/rpc/status gets a device's status on its response topic;
-#   (4 and 5 in MQTT 5 only: 3.1.1 has no flow control from client to broker, and mosquitto
-#   was seen to send a resumed 3.1.1 session 115 unacked QoS 1 messages at once, more than the
-#   bridge holds: those it cannot hold are lost until the next reconnect. README, "zq bridge".)
+#   (4 and 5 in MQTT 5 only. 3.1.1 has no No Local: the bridge's own messages come back, and
+#   it tells them by a window of what it sent; a restarted bridge has an empty window, and the
+#   session's redelivered echoes re-enter the room. README, Deployment, "3.1.1".)
 #   4. QoS 1 from the room to MQTT: `zq pub --qos 1` sends 1..N while the bridge is SIGKILLed
 #      and restarted (same --state) and then mosquitto is stopped and restarted (its
 #      persistence); a persistent mosquitto_sub -q 1 gets every number (duplicates counted);

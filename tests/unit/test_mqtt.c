@@ -714,8 +714,39 @@ static void a_lenient_client_holds_what_goes_over_its_grant_while_the_table_has_
     }
     assert_int_equal(mqtt_client_unacked(&cl), ZQ_MQTT_RX_INFLIGHT_MAX);
     assert_int_equal(mqtt_client_stats(&cl)->rx_over_quota, ZQ_MQTT_RX_INFLIGHT_MAX - 2);
-    FEED(0x32, 0x07, 0x00, 0x01, 't', 0x00, ZQ_MQTT_RX_INFLIGHT_MAX + 1, 0x00, 'x');
-    assert_error(MQTT_RC_RECEIVE_MAXIMUM_EXCEEDED); /* beyond the table: fatal after all */
+}
+
+/* Beyond the table a lenient client reads no further (TCP's flow control, the only kind 3.1.1
+ * has) and takes the held message once an ack frees a slot: nothing dropped, nothing fatal. */
+static void a_lenient_client_with_a_full_table_stops_reading_and_goes_on_after_an_ack(void **state)
+{
+    (void)state;
+    mqtt_options_t o;
+    mqtt_options_default(&o, MQTT_V311, "zq");
+    o.receive_maximum = 2;
+    o.lenient_receive_maximum = true;
+    assert_int_equal(mqtt_client_connect(&cl, now_ms, &o), ZQ_OK);
+    (void)take_output();
+    FEED(0x20, 0x02, 0x00, 0x00);
+    for (uint8_t id = 1; id <= ZQ_MQTT_RX_INFLIGHT_MAX; id++) {
+        FEED(0x32, 0x06, 0x00, 0x01, 't', 0x00, id, 'x');
+    }
+    const uint8_t two[] = {0x32, 0x06, 0x00, 0x01, 't', 0x00, ZQ_MQTT_RX_INFLIGHT_MAX + 1, 'y',
+                           0x32, 0x06, 0x00, 0x01, 't', 0x00, ZQ_MQTT_RX_INFLIGHT_MAX + 2, 'z'};
+    size_t used = 0;
+    size_t seen_before = n_seen;
+    assert_int_equal(mqtt_client_feed_some(&cl, now_ms, two, sizeof two, &used),
+                     ZQ_ERR_WOULD_BLOCK);
+    assert_int_equal(used, 8); /* the first whole, held; the second not read */
+    assert_int_equal(n_seen, seen_before);
+    assert_false(mqtt_client_resume(&cl, now_ms)); /* still no room */
+    assert_int_equal(mqtt_client_puback(&cl, 1, MQTT_RC_SUCCESS), ZQ_OK);
+    assert_true(mqtt_client_resume(&cl, now_ms));
+    assert_int_equal(n_seen, seen_before + 1); /* the held one, delivered now */
+    assert_int_equal(mqtt_client_state(&cl), MQTT_STATE_CONNECTED);
+    assert_int_equal(mqtt_client_feed_some(&cl, now_ms, two + used, sizeof two - used, &used),
+                     ZQ_ERR_WOULD_BLOCK); /* the second finds the table full again */
+    assert_int_equal(used, 8);
 }
 
 static void v311_over_our_bound_is_dropped_unacked_and_counted(void **state)
@@ -1203,6 +1234,8 @@ int main(void)
         cmocka_unit_test_setup(server_over_receive_maximum_is_a_protocol_error, setup),
         cmocka_unit_test_setup(
             a_lenient_client_holds_what_goes_over_its_grant_while_the_table_has_room, setup),
+        cmocka_unit_test_setup(
+            a_lenient_client_with_a_full_table_stops_reading_and_goes_on_after_an_ack, setup),
         cmocka_unit_test_setup(v311_over_our_bound_is_dropped_unacked_and_counted, setup),
         cmocka_unit_test_setup(qos1_publish_is_kept_until_its_puback, setup),
         cmocka_unit_test_setup(v5_puback_reason_over_0x80_is_a_refusal, setup),
