@@ -152,6 +152,9 @@ static void read_all(zq_tcp_link_t *l, uint64_t now)
            (err = zq_port_tcp_recv(l->sock, buf, sizeof buf, &len)) == ZQ_OK) {
         hold_rest(l, buf, len, l->ops->on_bytes(l->ctx, now, buf, len));
     }
+    if (l->paused && !l->broken) {
+        return; /* stopped by the protocol, not by the socket */
+    }
     if (l->state == ZQ_TCP_LINK_OPEN && (l->broken || err != ZQ_ERR_WOULD_BLOCK)) {
         zq_tcp_link_drop(l, now, l->broken ? "a write failed"
                                  : err == ZQ_ERR_CLOSED ? "the server closed the connection"
