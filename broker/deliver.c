@@ -94,26 +94,38 @@ static bool holds_for(const brk_subs_t *s, int publisher)
 
 static void drop_held_of(brk_subs_t *s, int publisher);
 
-/* The publisher entry of @p fp, made (the least recently used one replaced, preferably one
- * with no message held) if needed. */
+/* The slot a new publisher takes: a free one, else the least recently used of those with no
+ * message held, else the least recently used. */
+static int slot_for_new(const brk_subs_t *s)
+{
+    int oldest = -1;
+    for (int i = 0; i < ZQ_BRK_MAX_PUBLISHERS; i++) {
+        const brk_publisher_t *p = &s->publishers[i];
+        if (!p->used) {
+            return i;
+        }
+        if (oldest < 0 || holds_for(s, oldest) > holds_for(s, i) ||
+            (holds_for(s, oldest) == holds_for(s, i) && p->used_at < s->publishers[oldest].used_at)) {
+            oldest = i;
+        }
+    }
+    return oldest;
+}
+
+/* The publisher entry of @p fp, made if needed (slot_for_new). Looked up for every message
+ * delivered: the choice of a slot is only made for a publisher not found. */
 static brk_publisher_t *publisher(brk_subs_t *s, const uint8_t fp[BRK_FP_HEX / 2], uint64_t now)
 {
-    int oldest = 0;
     for (int i = 0; i < ZQ_BRK_MAX_PUBLISHERS; i++) {
         brk_publisher_t *p = &s->publishers[i];
         if (p->used && memcmp(p->fp, fp, BRK_FP_HEX / 2) == 0) {
             p->used_at = now;
             return p;
         }
-        const brk_publisher_t *o = &s->publishers[oldest];
-        bool better = !p->used ||
-                      (o->used && (holds_for(s, oldest) > holds_for(s, i) ||
-                                   (holds_for(s, oldest) == holds_for(s, i) &&
-                                    p->used_at < o->used_at)));
-        oldest = better ? i : oldest;
     }
-    drop_held_of(s, oldest); /* every entry holds some: their acks are never sent */
-    brk_publisher_t *p = &s->publishers[oldest];
+    int slot = slot_for_new(s);
+    drop_held_of(s, slot); /* every entry holds some: their acks are never sent */
+    brk_publisher_t *p = &s->publishers[slot];
     memset(p, 0, sizeof *p);
     p->used = true;
     memcpy(p->fp, fp, BRK_FP_HEX / 2);

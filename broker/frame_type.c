@@ -119,15 +119,7 @@ bool brk_codec_hex(json_value_t v, uint8_t *out, size_t n)
         json_get_string(v, text, sizeof text, &len) != ZQ_OK || len != 2 * n) {
         return false;
     }
-    for (size_t i = 0; i < n; i++) {
-        int hi = zq_hex_digit(text[2 * i]);
-        int lo = zq_hex_digit(text[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            return false;
-        }
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return true;
+    return zq_hex_decode(out, text, n);
 }
 
 zq_err_t brk_codec_epoch(json_value_t v, uint32_t *out)

@@ -421,13 +421,8 @@ static bool read_receiver(bridge_app_t *a, const char *line)
         json_object_get(doc, "topics", &topics) != ZQ_OK || json_type(topics) != JSON_ARRAY) {
         return false;
     }
-    for (size_t i = 0; i < sizeof id; i++) {
-        int hi = zq_hex_digit(hex[2 * i]);
-        int lo = zq_hex_digit(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            return false;
-        }
-        id[i] = (uint8_t)(hi << 4 | lo);
+    if (!zq_hex_decode(id, hex, sizeof id)) {
+        return false;
     }
     static char text[ZQ_BRK_PEER_SUBS][ZQ_BRK_NAME_MAX + 1];
     const char *names[ZQ_BRK_PEER_SUBS];
@@ -499,13 +494,8 @@ static bool read_point(const char *line, brk_resume_point_t *p)
     if (sscanf(line, "%16s %lx %llu", fp, &epoch, &seq) != 3 || strlen(fp) != 16) {
         return false;
     }
-    for (size_t i = 0; i < sizeof p->fp; i++) {
-        int hi = zq_hex_digit(fp[2 * i]);
-        int lo = zq_hex_digit(fp[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            return false;
-        }
-        p->fp[i] = (uint8_t)(hi << 4 | lo);
+    if (!zq_hex_decode(p->fp, fp, sizeof p->fp)) {
+        return false;
     }
     p->epoch = (uint32_t)epoch;
     p->seq = seq;

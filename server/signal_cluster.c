@@ -67,23 +67,34 @@ static const char *parse_url(const char *text, size_t len, signal_nats_url_t *u)
     return NULL;
 }
 
-const char *signal_cluster_check_urls(const char *list)
+/* The URLs of a --cluster value, each checked and, with @p n, given to its link (the first
+ * also keeps its credentials). @return NULL, or why not. */
+static const char *read_urls(const char *list, signal_nats_t *n)
 {
     signal_nats_url_t u;
-    size_t n = 0;
-    for (const char *p = list; p != NULL; n++) {
+    size_t count = 0;
+    for (const char *p = list; p != NULL; count++) {
         const char *comma = strchr(p, ',');
         size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
         const char *why = parse_url(p, len, &u);
         if (why != NULL) {
             return why;
         }
-        if (n == SIGNAL_NATS_URLS_MAX) {
+        if (count == SIGNAL_NATS_URLS_MAX) {
             return "too many NATS URLs";
+        }
+        if (n != NULL) {
+            n->first = count == 0 ? u : n->first;
+            (void)zq_tcp_link_add_server(&n->link, u.host, u.port);
         }
         p = comma != NULL ? comma + 1 : NULL;
     }
     return NULL;
+}
+
+const char *signal_cluster_check_urls(const char *list)
+{
+    return read_urls(list, NULL);
 }
 
 /* A "host:port" of INFO's connect_urls: the other NATS servers of the cluster, which the link
@@ -230,20 +241,11 @@ int signal_cluster_start(signal_server_t *srv, const signal_settings_t *s, const
     if (s->cluster == NULL) {
         return -1;
     }
-    const char *why = signal_cluster_check_urls(s->cluster);
-    if (why != NULL) {
-        return signal_fail("--cluster: %s", why);
-    }
     zq_tcp_link_init(&n->link, srv->loop, &link_ops, srv, rand, NATS_RETRY_FIRST_MS,
                      NATS_RETRY_MAX_MS);
-    for (const char *p = s->cluster; p != NULL;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        signal_nats_url_t u;
-        (void)parse_url(p, len, &u);
-        n->first = n->link.n_servers == 0 ? u : n->first;
-        (void)zq_tcp_link_add_server(&n->link, u.host, u.port);
-        p = comma != NULL ? comma + 1 : NULL;
+    const char *why = read_urls(s->cluster, n);
+    if (why != NULL) {
+        return signal_fail("--cluster: %s", why);
     }
     if (sig_cluster_init(&n->cluster, rand, s->cluster_prefix != NULL ? s->cluster_prefix
                                                                       : "zq.signal",

@@ -21,16 +21,13 @@ zq_err_t sig_cluster_init(sig_cluster_t *cl, const zq_rand_t *rand, const char *
     return ZQ_OK;
 }
 
-const char *sig_cluster_subject(sig_cluster_t *cl, sig_subject_t which)
+/* PREFIX @p tail [@p id], in cl->subject. */
+static const char *subject(sig_cluster_t *cl, const char *tail, const char *id)
 {
     zq_writer_t w = zq_text_writer(cl->subject, sizeof cl->subject);
     zq_write_str(&w, cl->prefix);
-    if (which == SIG_SUBJECT_PRESENCE) {
-        zq_write_str(&w, ".presence");
-    } else {
-        zq_write_str(&w, ".to.");
-        zq_write_str(&w, cl->self);
-    }
+    zq_write_str(&w, tail);
+    zq_write_str(&w, id);
     (void)zq_text_end(&w);
     return cl->subject;
 }
@@ -38,12 +35,12 @@ const char *sig_cluster_subject(sig_cluster_t *cl, sig_subject_t which)
 /* The subject of server @p id's own messages. */
 static const char *subject_of(sig_cluster_t *cl, const char *id)
 {
-    zq_writer_t w = zq_text_writer(cl->subject, sizeof cl->subject);
-    zq_write_str(&w, cl->prefix);
-    zq_write_str(&w, ".to.");
-    zq_write_str(&w, id);
-    (void)zq_text_end(&w);
-    return cl->subject;
+    return subject(cl, ".to.", id);
+}
+
+const char *sig_cluster_subject(sig_cluster_t *cl, sig_subject_t which)
+{
+    return which == SIG_SUBJECT_PRESENCE ? subject(cl, ".presence", "") : subject_of(cl, cl->self);
 }
 
 unsigned sig_cluster_remote_count(const sig_cluster_t *cl)

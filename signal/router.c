@@ -56,15 +56,7 @@ static bool parse_token(const char *text, uint64_t *expiry, uint8_t mac[32])
         zq_parse_udec(text, (size_t)(dot - text), UINT64_MAX, expiry) != ZQ_OK) {
         return false;
     }
-    for (size_t i = 0; i < 32; i++) {
-        int hi = zq_hex_digit(dot[1 + 2 * i]);
-        int lo = zq_hex_digit(dot[2 + 2 * i]);
-        if (hi < 0 || lo < 0) {
-            return false;
-        }
-        mac[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return true;
+    return zq_hex_decode(mac, dot + 1, 32);
 }
 
 /* HMAC-SHA256(key, "zq-room-token-v1\n" room "\n" expiry): the version label keeps a MAC made

@@ -6,6 +6,7 @@
 #ifndef ZQ_HEX_H
 #define ZQ_HEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,21 @@ static inline size_t zq_hex_encode(char *out, const uint8_t *in, size_t n)
         out[2 * i + 1] = zq_hex_char(in[i]);
     }
     return 2 * n;
+}
+
+/** Reads 2 * @p n hex digits of @p text (either case) into @p n bytes of @p out.
+ *  @return false at the first character that is no hex digit (@p out then holds a part). */
+static inline bool zq_hex_decode(uint8_t *out, const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int hi = zq_hex_digit(text[2 * i]);
+        int lo = zq_hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            return false;
+        }
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
 }
 
 #endif /* ZQ_HEX_H */
