@@ -15,11 +15,13 @@
 #include "cli/cli.h"
 #include "port/posix/read_file.h"
 #include "port/posix/tcp_link.h"
+#include "port/posix/ws_tls.h"
 #include "zq/hex.h"
 #include "zq/json.h"
 #include "zq/text.h"
 
 #define MQTT_DEFAULT_PORT 1883
+#define MQTTS_DEFAULT_PORT 8883 /* IANA's secure-mqtt, MQTT 5 §4.8 names it */
 #define KEEPALIVE_S 30
 #define DEFAULT_SESSION_EXPIRY_S 86400u
 #define SAVE_EVERY_MS 200u   /* resume points reach the disk this often at most */
@@ -36,6 +38,7 @@ typedef struct {
     const char *state;
     const char *version;
     const char *session_expiry;
+    const char *cafile;
     const char *to_mqtt[BRIDGE_FILTERS_MAX];
     size_t n_to;
     const char *from_mqtt[BRIDGE_FILTERS_MAX];
@@ -56,6 +59,8 @@ typedef struct {
     char pass[128];
     char host[ZQ_TCP_LINK_HOST_MAX];
     uint16_t port;
+    bool tls; /* mqtts:// */
+    tls_client_config_t *trust; /* whom mqtts:// trusts */
     char prefix[BRIDGE_PREFIX_MAX + 1];
     char from_default[BRIDGE_PREFIX_MAX + 3];
     char client_id[64];
@@ -75,7 +80,8 @@ static bridge_app_t app;
 void zq_cmd_bridge_help(FILE *out)
 {
     (void)fputs(
-        "usage: zq bridge --mqtt mqtt://[USER:PASS@]HOST[:PORT] [--room NAME] [--signal URL]\n"
+        "usage: zq bridge --mqtt mqtt[s]://[USER:PASS@]HOST[:PORT] [--cafile FILE]\n"
+        "                 [--room NAME] [--signal URL]\n"
         "                 [--prefix P] [--to-mqtt PATTERN]... [--from-mqtt FILTER]...\n"
         "                 [--mqtt-version 5|3.1.1] [--client-id ID] [--session-expiry S]\n"
         "                 [--no-retain] [--state DIR] [--verbose]\n"
@@ -96,7 +102,11 @@ void zq_cmd_bridge_help(FILE *out)
         "data. Every message to MQTT is retained (the room's last values), unless --no-retain.\n"
         "\n"
         "options:\n"
-        "  --mqtt URL           the MQTT broker (port 1883 if left out)\n"
+        "  --mqtt URL           the MQTT broker (port 1883 if left out); mqtts:// for\n"
+        "                       TLS 1.2 (port 8883), its certificate checked as for wss://\n"
+        "  --cafile FILE        with mqtts://: trust the CAs in FILE (PEM), as\n"
+        "                       mosquitto_sub's --cafile (default: SSL_CERT_FILE, or the\n"
+        "                       system's bundle)\n"
         "  --signal URL         the signalling server (default ws://127.0.0.1:8080/ws)\n"
         "  --room NAME          the room (default default-topic)\n"
         "  --prefix P           the MQTT topics' prefix (default zq/ROOM)\n"
@@ -134,10 +144,10 @@ static int add_filter(const char **list, size_t *n, const char *value, const cha
 static int store(bridge_options_t *o, const char *name, const char *value)
 {
     const char **fields[] = {&o->mqtt, &o->signal, &o->room, &o->prefix, &o->client_id,
-                             &o->state, &o->version, &o->session_expiry};
+                             &o->state, &o->version, &o->session_expiry, &o->cafile};
     static const char *const names[] = {"--mqtt", "--signal", "--room", "--prefix",
                                         "--client-id", "--state", "--mqtt-version",
-                                        "--session-expiry"};
+                                        "--session-expiry", "--cafile"};
     if (value == NULL) {
         return zq_cli_usage_error("bridge", "%s needs a value", name);
     }
@@ -159,7 +169,8 @@ static int parse_options(int argc, char **argv, bridge_options_t *o)
 {
     static const char *const with_value[] = {"--mqtt", "--signal", "--room", "--prefix",
                                              "--client-id", "--state", "--mqtt-version",
-                                             "--session-expiry", "--to-mqtt", "--from-mqtt"};
+                                             "--session-expiry", "--to-mqtt", "--from-mqtt",
+                                             "--cafile"};
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; i++) {
         const char *value;
@@ -191,16 +202,14 @@ static int parse_options(int argc, char **argv, bridge_options_t *o)
     return o->mqtt == NULL ? zq_cli_usage_error("bridge", "--mqtt URL is needed") : -1;
 }
 
-/* mqtt://[USER[:PASS]@]HOST[:PORT]. @return NULL, or why not. */
+/* mqtt[s]://[USER[:PASS]@]HOST[:PORT]. @return NULL, or why not. */
 static const char *parse_mqtt_url(bridge_app_t *a, const char *url)
 {
-    if (strncmp(url, "mqtts://", 8) == 0) {
-        return "mqtts:// is not supported yet (no TLS on the MQTT link): use mqtt://";
+    a->tls = strncmp(url, "mqtts://", 8) == 0;
+    if (!a->tls && strncmp(url, "mqtt://", 7) != 0) {
+        return "the URL starts mqtt:// or mqtts://";
     }
-    if (strncmp(url, "mqtt://", 7) != 0) {
-        return "the URL starts mqtt://";
-    }
-    const char *p = url + 7;
+    const char *p = url + (a->tls ? 8 : 7);
     const char *at = strrchr(p, '@');
     if (at != NULL) {
         const char *colon = memchr(p, ':', (size_t)(at - p));
@@ -217,7 +226,7 @@ static const char *parse_mqtt_url(bridge_app_t *a, const char *url)
     }
     const char *colon = strrchr(p, ':');
     size_t host_len = colon != NULL ? (size_t)(colon - p) : strlen(p);
-    uint32_t port = MQTT_DEFAULT_PORT;
+    uint32_t port = a->tls ? MQTTS_DEFAULT_PORT : MQTT_DEFAULT_PORT;
     if (colon != NULL && zq_cli_parse_u32(colon + 1, 1, 65535, &port) != ZQ_OK) {
         return "its port is not 1 to 65535";
     }
@@ -247,6 +256,12 @@ static int configure_mqtt(bridge_app_t *a, const char *room)
     const char *why = parse_mqtt_url(a, o->mqtt);
     if (why != NULL) {
         return zq_cli_usage_error("bridge", "--mqtt '%s': %s", o->mqtt, why);
+    }
+    if (o->cafile != NULL && !a->tls) {
+        return zq_cli_usage_error("bridge", "--cafile goes with an mqtts:// URL");
+    }
+    if (a->tls && zq_posix_tls_config(o->cafile, &a->trust, &why) != ZQ_OK) {
+        return zq_cli_fail("bridge", "%s: %s", o->cafile != NULL ? "--cafile" : "mqtts://", why);
     }
     uint8_t version = MQTT_V5;
     if (o->version != NULL && strcmp(o->version, "5") != 0) {
@@ -718,9 +733,10 @@ int zq_cmd_bridge(int argc, char **argv)
     zq_rand_t rand = zq_port_rand();
     zq_tcp_link_init(&a->link, &a->runner.loop, &link_ops, a, &rand, RETRY_FIRST_MS,
                      RETRY_MAX_MS);
-    (void)zq_tcp_link_add_server(&a->link, a->host, a->port);
-    (void)fprintf(stderr, "zq bridge: room '%s' <-> MQTT %s:%u under %s/\n", room, a->host,
-                  a->port, a->prefix);
+    (void)zq_tcp_link_add_server(&a->link, a->host, a->port, NULL);
+    zq_tcp_link_use_tls(&a->link, ZQ_TCP_LINK_TLS_FIRST, a->trust); /* NULL: mqtt:// */
+    (void)fprintf(stderr, "zq bridge: room '%s' <-> MQTT %s://%s:%u under %s/\n", room,
+                  a->tls ? "mqtts" : "mqtt", a->host, a->port, a->prefix);
     rc = zq_brk_runner_run(&a->runner);
     save_state(a);
     if (mqtt_client_disconnect(&a->mqtt, MQTT_RC_SUCCESS) == ZQ_OK) {

@@ -50,6 +50,7 @@ typedef struct {
     const char *nats_user;
     const char *nats_password;
     const char *nats_token;
+    const char *nats_tlsca;
 } signal_options_t;
 
 void zq_cmd_signal_help(FILE *out)
@@ -60,7 +61,7 @@ void zq_cmd_signal_help(FILE *out)
         "                 [--stun-url URL]... [--turn-secret FILE --turn-url URL...\n"
         "                 [--turn-ttl SECONDS]] [--tls-cert FILE --tls-key FILE]\n"
         "                 [--cluster URL[,URL]... [--cluster-prefix P] [--nats-user U\n"
-        "                 --nats-password P | --nats-token T]]\n"
+        "                 --nats-password P | --nats-token T] [--nats-tlsca FILE]]\n"
         "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
         "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
@@ -120,7 +121,9 @@ void zq_cmd_signal_help(FILE *out)
         "  --cluster URL,...      share rooms with every zq signal on the same NATS: members\n"
         "                         on different servers meet as on one. URL is\n"
         "                         nats://[USER:PASS@|TOKEN@]HOST[:PORT] (port 4222 if\n"
-        "                         left out); more URLs, and the NATS servers their INFO\n"
+        "                         left out), or tls://... for TLS 1.2 to NATS (its\n"
+        "                         certificate checked as for wss://; then every URL is\n"
+        "                         TLS); more URLs, and the NATS servers their INFO\n"
         "                         names, are tried in turn when one fails. A server\n"
         "                         silent for 3 s is taken as gone: its members' rooms\n"
         "                         hear peer_left\n"
@@ -129,6 +132,9 @@ void zq_cmd_signal_help(FILE *out)
         "  --nats-user U          NATS credentials, as NATS's own --user, --password and\n"
         "  --nats-password P      --token name them (over the URL's)\n"
         "  --nats-token T\n"
+        "  --nats-tlsca FILE      trust the CAs in FILE (PEM) for NATS's certificate, as\n"
+        "                         NATS's --tlsca (default: SSL_CERT_FILE, or the system's\n"
+        "                         bundle); implies TLS\n"
         "  --help                 show this help\n"
         "\n"
         "exit status: 0 stopped by a signal (or token printed), 1 the address is in use or\n"
@@ -199,6 +205,8 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
         o->nats_password = value;
     } else if (strcmp(name, "--nats-token") == 0) {
         o->nats_token = value;
+    } else if (strcmp(name, "--nats-tlsca") == 0) {
+        o->nats_tlsca = value;
     } else {
         o->print_token = value;
     }
@@ -213,7 +221,8 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
                                              "--turn-secret", "--turn-url", "--stun-url",
                                              "--turn-ttl", "--tls-cert", "--tls-key",
                                              "--cluster", "--cluster-prefix", "--nats-user",
-                                             "--nats-password", "--nats-token"};
+                                             "--nats-password", "--nats-token",
+                                             "--nats-tlsca"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
@@ -378,7 +387,7 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
     const char *why;
     if (o->cluster == NULL) {
         return o->cluster_prefix != NULL || o->nats_user != NULL || o->nats_password != NULL ||
-                       o->nats_token != NULL
+                       o->nats_token != NULL || o->nats_tlsca != NULL
                    ? zq_cli_usage_error("signal", "--cluster-prefix and --nats-* go with "
                                                   "--cluster")
                    : -1;
@@ -403,6 +412,7 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
     s->nats_user = o->nats_user;
     s->nats_password = o->nats_password;
     s->nats_token = o->nats_token;
+    s->nats_tlsca = o->nats_tlsca;
     return -1;
 }
 

@@ -124,7 +124,7 @@ uint8_t zq_node_host_open_udp(zq_node_host_t *nh, const zq_addr_t *want, node_co
     }
 #if ZQ_NODE_TURN && ZQ_NODE_TURN_STREAM
     const char *why;
-    if (zq_posix_tls_config(&cfg->turn_trust, &why) != ZQ_OK) {
+    if (zq_posix_tls_config(NULL, &cfg->turn_trust, &why) != ZQ_OK) {
         cfg->turn_trust = NULL; /* turns: URLs are skipped (counted) */
     }
 #endif

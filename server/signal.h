@@ -67,12 +67,14 @@ typedef struct {
     size_t tls_chain_len;  /**< without the NUL */
     const char *tls_key;   /**< --tls-key's PEM text, NUL-ended, borrowed */
     size_t tls_key_len;
-    const char *cluster;   /**< --cluster: nats://[USER:PASS@|TOKEN@]HOST[:PORT][,...]; NULL:
+    const char *cluster;   /**< --cluster: (nats|tls)://[USER:PASS@|TOKEN@]HOST[:PORT][,...]; NULL:
                                 this server is alone; borrowed */
     const char *cluster_prefix; /**< the subjects' prefix; NULL: "zq.signal" */
     const char *nats_user;      /**< over the URL's: NATS's own --user, --password, --token */
     const char *nats_password;
     const char *nats_token;
+    const char *nats_tlsca;     /**< NATS's --tlsca: the CA file to trust; NULL: the default
+                                     store (SSL_CERT_FILE); a path, borrowed */
 } signal_settings_t;
 
 /** NULL if @p list is a --cluster value signal_run() takes, else why not. */

@@ -5,7 +5,9 @@
  * once every URL has failed in a row. */
 #include <string.h>
 
+#include "port/posix/ws_tls.h"
 #include "server/signal_server.h"
+#include "zq/addr.h"
 #include "zq/text.h"
 
 #define NATS_CONNECT_MS 2000u  /* from TCP up to READY */
@@ -17,18 +19,20 @@
 
 /* ---- URLs ----------------------------------------------------------------------------------- */
 
-/* nats://[USER:PASS@|TOKEN@]HOST:PORT (the port is 4222 if left out), the form NATS clients
- * take; tls:// is refused for now (the link has no TLS). @return NULL, or why not. */
+/* nats:// or tls://, then [USER:PASS@|TOKEN@]HOST:PORT (the port is 4222 if left out), the
+ * form NATS clients take. @return NULL, or why not. */
 static const char *parse_url(const char *text, size_t len, signal_nats_url_t *u)
 {
     memset(u, 0, sizeof *u);
-    if (len < 7 || memcmp(text, "nats://", 7) != 0) {
-        return len >= 6 && memcmp(text, "tls://", 6) == 0
-                   ? "tls:// is not supported yet: NATS over TLS needs a TLS link zq has not got"
-                   : "a NATS URL starts nats://";
+    size_t scheme = len >= 7 && memcmp(text, "nats://", 7) == 0   ? 7
+                    : len >= 6 && memcmp(text, "tls://", 6) == 0 ? 6
+                                                                  : 0;
+    if (scheme == 0) {
+        return "a NATS URL starts nats:// or tls://";
     }
-    text += 7;
-    len -= 7;
+    u->tls = scheme == 6;
+    text += scheme;
+    len -= scheme;
     const char *at = memchr(text, '@', len);
     if (at != NULL) {
         size_t cred = (size_t)(at - text);
@@ -85,7 +89,8 @@ static const char *read_urls(const char *list, signal_nats_t *n)
         }
         if (n != NULL) {
             n->first = count == 0 ? u : n->first;
-            (void)zq_tcp_link_add_server(&n->link, u.host, u.port);
+            n->tls |= u.tls; /* one tls:// makes every connection TLS, as NATS's clients do */
+            (void)zq_tcp_link_add_server(&n->link, u.host, u.port, NULL);
         }
         p = comma != NULL ? comma + 1 : NULL;
     }
@@ -98,16 +103,22 @@ const char *signal_cluster_check_urls(const char *list)
 }
 
 /* A "host:port" of INFO's connect_urls: the other NATS servers of the cluster, which the link
- * tries when its own fail, with the same credentials (one cluster, one account). */
+ * tries when its own fail, with the same credentials (one cluster, one account). Their
+ * certificates are checked against their names; one known only by its IP address (what
+ * nats-server announces unless told otherwise) against the first URL's host, as NATS's own
+ * clients do for the servers they learn, since a cluster's nodes share one certificate name. */
 static void learn_url(signal_nats_t *n, const char *host_port)
 {
     char text[ZQ_NATS_URL_MAX + 8] = "nats://";
     signal_nats_url_t u;
+    zq_addr_t ip;
     size_t len = strlen(host_port);
     if (len + 7 < sizeof text) {
         memcpy(text + 7, host_port, len + 1);
         if (parse_url(text, len + 7, &u) == NULL) {
-            (void)zq_tcp_link_add_server(&n->link, u.host, u.port);
+            bool by_ip = zq_addr_parse_ip(u.host, strlen(u.host), &ip) == ZQ_OK;
+            (void)zq_tcp_link_add_server(&n->link, u.host, u.port,
+                                         n->tls && by_ip ? n->first.host : NULL);
         }
     }
 }
@@ -131,8 +142,8 @@ static void on_nats_event(void *ctx, const nats_event_t *ev)
                               SID_MINE);
         zq_tcp_link_ready(&n->link);
         const zq_tcp_link_server_t *at = zq_tcp_link_server(&n->link);
-        signal_say("cluster: joined through nats://%s:%u as server %s", at->host, at->port,
-                   n->cluster.self);
+        signal_say("cluster: joined through %s://%s:%u as server %s", n->tls ? "tls" : "nats",
+                   at->host, at->port, n->cluster.self);
         sig_cluster_link_up(&srv->router, now);
     } else if (ev->type == NATS_EV_MSG) {
         sig_cluster_message(&srv->router, now, (const char *)ev->payload, ev->len);
@@ -163,12 +174,25 @@ static size_t link_bytes(void *ctx, uint64_t now, const uint8_t *data, size_t le
     signal_nats_t *n = &srv->nats;
     n->now = now;
     n->heard_at = now;
-    if (nats_client_feed(&n->client, data, len) != ZQ_OK || n->fatal) {
+    size_t taken = 0;
+    if (nats_client_feed_some(&n->client, data, len, &taken) != ZQ_OK || n->fatal) {
         zq_tcp_link_drop(&n->link, now, "the NATS server ended the session");
         return len;
     }
+    if (nats_client_state(&n->client) == NATS_STATE_TLS) {
+        zq_tcp_link_start_tls(&n->link); /* after INFO: protocol doc, INFO, tls_required */
+        return taken;
+    }
     zq_tcp_link_flush(&n->link);
     return len; /* the cluster takes what comes: NATS drops a slow consumer itself */
+}
+
+/* The server's certificate passed: CONNECT, with the credentials, goes out over TLS. */
+static void link_secure(void *ctx, uint64_t now)
+{
+    signal_server_t *srv = ctx;
+    (void)now;
+    (void)nats_client_tls_up(&srv->nats.client);
 }
 
 static void link_down(void *ctx, uint64_t now, const char *why)
@@ -181,7 +205,7 @@ static void link_down(void *ctx, uint64_t now, const char *why)
     }
     nats_client_init(&n->client, &n->options, on_nats_event, srv); /* nothing more to send */
     const zq_tcp_link_server_t *at = zq_tcp_link_server(&n->link);
-    signal_say("cluster: nats://%s:%u: %s", at->host, at->port, why);
+    signal_say("cluster: %s://%s:%u: %s", n->tls ? "tls" : "nats", at->host, at->port, why);
 }
 
 static size_t link_pending(void *ctx, const uint8_t **data)
@@ -202,6 +226,7 @@ static const zq_tcp_link_ops_t link_ops = {
     .on_down = link_down,
     .pending = link_pending,
     .sent = link_sent,
+    .on_secure = link_secure,
 };
 
 static void publish(void *ctx, const char *subject, const char *payload, size_t len)
@@ -229,6 +254,7 @@ static void options_of(signal_nats_t *n, const signal_settings_t *s)
     memset(o, 0, sizeof *o);
     o->name = "zq-signal";
     o->echo = false; /* our own messages stay ours */
+    o->tls_required = n->tls;
     o->user = s->nats_user != NULL ? s->nats_user : (u->has_pass ? u->user : NULL);
     o->pass = s->nats_password != NULL ? s->nats_password : (u->has_pass ? u->pass : NULL);
     o->token = s->nats_token != NULL ? s->nats_token
@@ -243,10 +269,16 @@ int signal_cluster_start(signal_server_t *srv, const signal_settings_t *s, const
     }
     zq_tcp_link_init(&n->link, srv->loop, &link_ops, srv, rand, NATS_RETRY_FIRST_MS,
                      NATS_RETRY_MAX_MS);
+    n->tls = s->nats_tlsca != NULL; /* a CA makes the connection TLS, as in NATS's clients */
     const char *why = read_urls(s->cluster, n);
     if (why != NULL) {
         return signal_fail("--cluster: %s", why);
     }
+    tls_client_config_t *trust = NULL;
+    if (n->tls && zq_posix_tls_config(s->nats_tlsca, &trust, &why) != ZQ_OK) {
+        return signal_fail("%s: %s", s->nats_tlsca != NULL ? "--nats-tlsca" : "tls://", why);
+    }
+    zq_tcp_link_use_tls(&n->link, ZQ_TCP_LINK_TLS_ASKED, trust);
     if (sig_cluster_init(&n->cluster, rand, s->cluster_prefix != NULL ? s->cluster_prefix
                                                                       : "zq.signal",
                          publish, srv) != ZQ_OK) {

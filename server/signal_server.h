@@ -124,6 +124,7 @@ typedef struct {
     char user[64]; /* USER of USER:PASS@, or TOKEN of TOKEN@ */
     char pass[64];
     bool has_pass;
+    bool tls;      /* tls:// */
 } signal_nats_url_t;
 
 /* The link to NATS (signal_cluster.c): TCP through port/posix/tcp_link.h, the NATS session
@@ -131,6 +132,7 @@ typedef struct {
 typedef struct {
     bool on;              /* --cluster was given */
     bool fatal;           /* a fatal -ERR came: the session ends */
+    bool tls;             /* every connection is TLS: a tls:// URL, or --nats-tlsca */
     uint64_t now;         /* the time of the input being handled, for the client's callback */
     uint64_t connected_at; /* TCP up: READY is due within NATS_CONNECT_MS */
     uint64_t heard_at;    /* the server's last bytes */

@@ -1,6 +1,7 @@
 /* A TCP connection to one of several servers that comes back by itself (see tcp_link.h). */
 #include "port/posix/tcp_link.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "port/posix/resolve.h"
@@ -14,13 +15,17 @@ void zq_tcp_link_init(zq_tcp_link_t *l, zq_loop_t *loop, const zq_tcp_link_ops_t
     l->ctx = ctx;
     l->rand = *rand;
     l->sock = ZQ_SOCKET_INVALID;
+    l->io.sock = ZQ_SOCKET_INVALID;
     zq_backoff_init(&l->backoff, first_ms, max_ms);
 }
 
-zq_err_t zq_tcp_link_add_server(zq_tcp_link_t *l, const char *host, uint16_t port)
+zq_err_t zq_tcp_link_add_server(zq_tcp_link_t *l, const char *host, uint16_t port,
+                                const char *tls_name)
 {
+    tls_name = tls_name != NULL ? tls_name : host;
     size_t len = strlen(host);
-    if (len == 0 || len >= ZQ_TCP_LINK_HOST_MAX) {
+    size_t name_len = strlen(tls_name);
+    if (len == 0 || len >= ZQ_TCP_LINK_HOST_MAX || name_len >= ZQ_TCP_LINK_HOST_MAX) {
         return ZQ_ERR_TOO_LONG;
     }
     for (size_t i = 0; i < l->n_servers; i++) {
@@ -33,8 +38,15 @@ zq_err_t zq_tcp_link_add_server(zq_tcp_link_t *l, const char *host, uint16_t por
     }
     zq_tcp_link_server_t *s = &l->servers[l->n_servers++];
     memcpy(s->host, host, len + 1);
+    memcpy(s->tls_name, tls_name, name_len + 1);
     s->port = port;
     return ZQ_OK;
+}
+
+void zq_tcp_link_use_tls(zq_tcp_link_t *l, zq_tcp_link_tls_t mode, tls_client_config_t *cfg)
+{
+    l->tls_mode = cfg != NULL ? mode : ZQ_TCP_LINK_PLAIN;
+    l->tls_config = cfg;
 }
 
 bool zq_tcp_link_is_open(const zq_tcp_link_t *l)
@@ -55,6 +67,11 @@ static void close_socket(zq_tcp_link_t *l)
         zq_loop_remove_fd(l->loop, l->sock);
         zq_port_tcp_close(l->sock);
     }
+    if (l->io.tls != NULL) {
+        tls_session_free(l->io.tls); /* no close_notify: the connection failed or is given up */
+    }
+    l->io = (zq_ws_link_t){.sock = ZQ_SOCKET_INVALID, .tls = NULL};
+    l->handshaking = false;
     l->sock = ZQ_SOCKET_INVALID;
     l->want_write = false;
     l->broken = false;
@@ -83,6 +100,15 @@ void zq_tcp_link_ready(zq_tcp_link_t *l)
     zq_backoff_reset(&l->backoff);
 }
 
+/* Sets the socket's write interest to whether anything waits to be written. */
+static void want_write(zq_tcp_link_t *l, bool more)
+{
+    if (more != l->want_write && l->sock != ZQ_SOCKET_INVALID) {
+        (void)zq_loop_set_fd_writable_interest(l->loop, l->sock, more);
+        l->want_write = more;
+    }
+}
+
 void zq_tcp_link_flush(zq_tcp_link_t *l)
 {
     const uint8_t *data;
@@ -90,10 +116,14 @@ void zq_tcp_link_flush(zq_tcp_link_t *l)
     if (l->state != ZQ_TCP_LINK_OPEN) {
         return; /* connecting: the write interest is the connect's, and stays */
     }
-    while (!l->broken &&
-           (len = l->ops->pending(l->ctx, &data)) > 0) {
+    zq_err_t out = zq_ws_link_flush(&l->io); /* TLS's own bytes first: they come before */
+    if (out != ZQ_OK && out != ZQ_ERR_WOULD_BLOCK) {
+        l->broken = true;
+    }
+    /* While TLS handshakes, the protocol's bytes wait: none goes out in the clear. */
+    while (!l->broken && !l->handshaking && (len = l->ops->pending(l->ctx, &data)) > 0) {
         size_t sent = 0;
-        zq_err_t err = zq_port_tcp_send(l->sock, data, len, &sent);
+        zq_err_t err = zq_ws_link_send(&l->io, data, len, &sent);
         if (err == ZQ_ERR_WOULD_BLOCK) {
             break;
         }
@@ -103,19 +133,82 @@ void zq_tcp_link_flush(zq_tcp_link_t *l)
         }
         l->ops->sent(l->ctx, sent);
     }
-    bool more = !l->broken && len > 0;
-    if (more != l->want_write && l->sock != ZQ_SOCKET_INVALID) {
-        (void)zq_loop_set_fd_writable_interest(l->loop, l->sock, more);
-        l->want_write = more;
-    }
+    want_write(l, !l->broken && ((!l->handshaking && len > 0) ||
+                                 zq_ws_link_pending_output(&l->io)));
 }
 
 /* ---- The socket -------------------------------------------------------------------------- */
 
-/* on_bytes took @p used of @p len: the rest waits in held_in, the socket unpolled. */
-static void hold_rest(zq_tcp_link_t *l, const uint8_t *data, size_t len, size_t used)
+/* ---- TLS ------------------------------------------------------------------------------- */
+
+/* Drops the connection for a TLS failure, with its reason. */
+static void drop_tls(zq_tcp_link_t *l, uint64_t now, const char *why)
 {
-    if (used >= len || l->state != ZQ_TCP_LINK_OPEN) {
+    (void)snprintf(l->why, sizeof l->why, "TLS: %s", why);
+    zq_tcp_link_drop(l, now, l->why);
+}
+
+static void begin_tls(zq_tcp_link_t *l, uint64_t now)
+{
+    const char *why = "";
+    l->io.tls = &l->tls;
+    l->handshaking = true;
+    if (zq_ws_link_tls_begin(&l->io, l->tls_config, l->servers[l->current].tls_name, &why) !=
+        ZQ_OK) {
+        drop_tls(l, now, why); /* close_socket() frees the session */
+    }
+}
+
+void zq_tcp_link_start_tls(zq_tcp_link_t *l)
+{
+    if (l->tls_mode == ZQ_TCP_LINK_TLS_ASKED && l->state == ZQ_TCP_LINK_OPEN &&
+        l->io.tls == NULL) {
+        l->start_asked = true; /* begun by the caller of on_bytes, after it returns */
+    }
+}
+
+/* The handshake as far as the socket allows; once open, the protocol hears it and its bytes
+ * go out. @return true while the handshake still waits for the socket. */
+static bool handshake(zq_tcp_link_t *l, uint64_t now)
+{
+    const char *why = "";
+    zq_err_t err = zq_ws_link_tls_step(&l->io, &why);
+    if (err == ZQ_ERR_WOULD_BLOCK) {
+        want_write(l, zq_ws_link_pending_output(&l->io));
+        return true;
+    }
+    if (err != ZQ_OK) {
+        drop_tls(l, now, why);
+        return false;
+    }
+    l->handshaking = false;
+    if (l->ops->on_secure != NULL) {
+        l->ops->on_secure(l->ctx, now);
+    }
+    zq_tcp_link_flush(l);
+    return false;
+}
+
+/* ---- The socket -------------------------------------------------------------------------- */
+
+/* on_bytes took @p used of @p len: the rest waits in held_in, the socket unpolled; or, after
+ * the protocol asked for TLS there, the rest is the server's first TLS bytes. */
+static void hold_rest(zq_tcp_link_t *l, uint64_t now, const uint8_t *data, size_t len,
+                      size_t used)
+{
+    if (l->state != ZQ_TCP_LINK_OPEN) {
+        return;
+    }
+    if (l->start_asked) {
+        l->start_asked = false;
+        begin_tls(l, now);
+        if (l->state == ZQ_TCP_LINK_OPEN && used < len &&
+            tls_session_feed(&l->tls, data + used, len - used) < len - used) {
+            drop_tls(l, now, "more than a TLS buffer came before the handshake");
+        }
+        return;
+    }
+    if (used >= len) {
         return;
     }
     memmove(l->held_in, data + used, len - used);
@@ -123,6 +216,8 @@ static void hold_rest(zq_tcp_link_t *l, const uint8_t *data, size_t len, size_t 
     l->paused = true;
     (void)zq_loop_set_fd_readable_interest(l->loop, l->sock, false);
 }
+
+static void read_all(zq_tcp_link_t *l, uint64_t now);
 
 void zq_tcp_link_resume(zq_tcp_link_t *l, uint64_t now)
 {
@@ -141,6 +236,7 @@ void zq_tcp_link_resume(zq_tcp_link_t *l, uint64_t now)
     l->paused = false;
     l->held_len = 0;
     (void)zq_loop_set_fd_readable_interest(l->loop, l->sock, true);
+    read_all(l, now); /* TLS may hold decrypted bytes, which poll() never announces */
 }
 
 static void read_all(zq_tcp_link_t *l, uint64_t now)
@@ -148,9 +244,15 @@ static void read_all(zq_tcp_link_t *l, uint64_t now)
     static uint8_t buf[sizeof l->held_in];
     size_t len;
     zq_err_t err = ZQ_ERR_WOULD_BLOCK;
-    while (l->state == ZQ_TCP_LINK_OPEN && !l->broken && !l->paused &&
-           (err = zq_port_tcp_recv(l->sock, buf, sizeof buf, &len)) == ZQ_OK) {
-        hold_rest(l, buf, len, l->ops->on_bytes(l->ctx, now, buf, len));
+    while (l->state == ZQ_TCP_LINK_OPEN && !l->broken && !l->paused) {
+        if (l->handshaking && handshake(l, now)) {
+            return; /* waits for the socket */
+        }
+        if (l->state != ZQ_TCP_LINK_OPEN ||
+            (err = zq_ws_link_recv(&l->io, buf, sizeof buf, &len)) != ZQ_OK) {
+            break;
+        }
+        hold_rest(l, now, buf, len, l->ops->on_bytes(l->ctx, now, buf, len));
     }
     if (l->paused && !l->broken) {
         return; /* stopped by the protocol, not by the socket */
@@ -174,7 +276,11 @@ static void fd_ready(void *ctx, int fd, uint64_t now)
             return;
         }
         l->state = ZQ_TCP_LINK_OPEN;
+        l->io.sock = l->sock;
         l->ops->on_open(l->ctx, now);
+        if (l->tls_mode == ZQ_TCP_LINK_TLS_FIRST && l->state == ZQ_TCP_LINK_OPEN) {
+            begin_tls(l, now);
+        }
     }
     zq_tcp_link_flush(l);
     read_all(l, now);
@@ -230,6 +336,10 @@ uint64_t zq_tcp_link_next_timeout(const zq_tcp_link_t *l)
 void zq_tcp_link_close(zq_tcp_link_t *l)
 {
     zq_tcp_link_flush(l);
+    if (l->io.tls != NULL && !l->handshaking) {
+        zq_ws_link_end_tls(&l->io); /* close_notify (RFC 5246 §7.2.1), if the socket takes it */
+        l->io.tls = NULL;
+    }
     close_socket(l);
     l->state = ZQ_TCP_LINK_IDLE;
     l->n_servers = 0; /* no try follows */

@@ -7,7 +7,13 @@
  *        connection fails it tries the next server at once and, once every one has failed in
  *        a row, waits a backoff (host/backoff.h) before the next round.
  *
- * The protocol's side is four callbacks (zq_tcp_link_ops_t); they may call
+ * TLS (zq_tcp_link_use_tls()): from the first byte (mqtts://), or from where the protocol asks
+ * for it in the clear (NATS: after the server's INFO, zq_tcp_link_start_tls()). The server is
+ * checked as for wss:// (stack/tls/tls_client.h: its chain to the configuration's anchors, its
+ * dates, its name against the server's TLS name); until the handshake is done the protocol's
+ * pending bytes stay where they are, so nothing it queued goes out in the clear.
+ *
+ * The protocol's side is five callbacks (zq_tcp_link_ops_t); they may call
  * zq_tcp_link_flush(), and zq_tcp_link_drop() only from on_bytes or outside the link's own
  * calls (a fatal protocol error, a dead session).
  *
@@ -32,7 +38,9 @@
 
 #include "host/backoff.h"
 #include "port/posix/loop.h"
+#include "port/ws/ws_link.h"
 #include "port/zq_port.h"
+#include "stack/tls/tls_client.h"
 #include "zq/rand.h"
 
 #define ZQ_TCP_LINK_SERVERS 16
@@ -51,12 +59,21 @@ typedef struct {
     /** What the protocol has to write (its lend), and how much of it went. */
     size_t (*pending)(void *ctx, const uint8_t **data);
     void (*sent)(void *ctx, size_t n);
+    /** The TLS handshake is done (the server passed its checks); NULL if not needed. */
+    void (*on_secure)(void *ctx, uint64_t now);
 } zq_tcp_link_ops_t;
 
 typedef struct {
     char host[ZQ_TCP_LINK_HOST_MAX];
+    char tls_name[ZQ_TCP_LINK_HOST_MAX]; /* the name its certificate must carry */
     uint16_t port;
 } zq_tcp_link_server_t;
+
+typedef enum {
+    ZQ_TCP_LINK_PLAIN,      /**< no TLS */
+    ZQ_TCP_LINK_TLS_FIRST,  /**< TLS from the first byte */
+    ZQ_TCP_LINK_TLS_ASKED,  /**< TLS from where the protocol calls zq_tcp_link_start_tls() */
+} zq_tcp_link_tls_t;
 
 typedef enum { ZQ_TCP_LINK_IDLE, ZQ_TCP_LINK_CONNECTING, ZQ_TCP_LINK_OPEN } zq_tcp_link_state_t;
 
@@ -66,6 +83,13 @@ typedef struct {
     void *ctx;
     zq_tcp_link_state_t state;
     zq_socket_t sock;
+    zq_ws_link_t io;      /* the socket, and the TLS session once it started */
+    zq_tcp_link_tls_t tls_mode;
+    tls_client_config_t *tls_config;
+    bool handshaking;     /* TLS started, not yet open */
+    bool start_asked;     /* zq_tcp_link_start_tls() inside on_bytes */
+    tls_session_t tls;
+    char why[288];        /* a TLS failure's reason, for on_down */
     zq_addr_t to;
     bool want_write;
     bool broken;          /* a send failed inside a flush: dropped at the next turn */
@@ -86,9 +110,18 @@ typedef struct {
 void zq_tcp_link_init(zq_tcp_link_t *l, zq_loop_t *loop, const zq_tcp_link_ops_t *ops,
                       void *ctx, const zq_rand_t *rand, uint32_t first_ms, uint32_t max_ms);
 
-/** One more server to try (a name or an address); one already known is not added twice.
- *  @return ZQ_OK, ZQ_ERR_CAPACITY (ZQ_TCP_LINK_SERVERS), ZQ_ERR_TOO_LONG (the host). */
-zq_err_t zq_tcp_link_add_server(zq_tcp_link_t *l, const char *host, uint16_t port);
+/** One more server to try (a name or an address), whose TLS certificate must name
+ *  @p tls_name (NULL: @p host); one already known is not added twice.
+ *  @return ZQ_OK, ZQ_ERR_CAPACITY (ZQ_TCP_LINK_SERVERS), ZQ_ERR_TOO_LONG (a name). */
+zq_err_t zq_tcp_link_add_server(zq_tcp_link_t *l, const char *host, uint16_t port,
+                                const char *tls_name);
+
+/** Every connection from now on runs TLS as @p mode says, trusting @p cfg (borrowed). */
+void zq_tcp_link_use_tls(zq_tcp_link_t *l, zq_tcp_link_tls_t mode, tls_client_config_t *cfg);
+
+/** From on_bytes, in ZQ_TCP_LINK_TLS_ASKED: the bytes after those on_bytes says it took are
+ *  TLS's; the handshake starts, and on_secure follows it. */
+void zq_tcp_link_start_tls(zq_tcp_link_t *l);
 
 /** Connects when a try is due, gives a connect up at its deadline. */
 void zq_tcp_link_tick(zq_tcp_link_t *l, uint64_t now);

@@ -72,7 +72,7 @@ static zq_err_t connect_url(const zq_ws_url_t *url, uint32_t timeout_ms, zq_sock
 static zq_err_t start_tls(zq_ws_client_t *c, uint32_t timeout_ms, const char **why)
 {
     tls_client_config_t *cfg;
-    zq_err_t err = zq_posix_tls_config(&cfg, why);
+    zq_err_t err = zq_posix_tls_config(NULL, &cfg, why);
     if (err != ZQ_OK) {
         return err;
     }

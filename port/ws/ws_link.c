@@ -55,44 +55,80 @@ zq_err_t zq_ws_link_wait(const zq_ws_link_t *l, bool write, uint64_t deadline)
     return zq_port_tcp_wait(l->sock, write, deadline);
 }
 
-zq_err_t zq_ws_link_tls_handshake(zq_ws_link_t *l, tls_client_config_t *cfg, const char *host,
-                                  uint64_t deadline, const char **why)
+zq_err_t zq_ws_link_tls_begin(zq_ws_link_t *l, tls_client_config_t *cfg, const char *host,
+                              const char **why)
 {
     if (tls_client_start(l->tls, cfg, host) != ZQ_OK) {
         *why = "TLS could not start (the mbedTLS arena is full, or the host name is too long)";
         return ZQ_ERR_CRYPTO;
     }
+    return ZQ_OK;
+}
+
+zq_err_t zq_ws_link_tls_step(zq_ws_link_t *l, const char **why)
+{
     for (;;) {
         zq_err_t err = tls_session_handshake(l->tls, why);
-        bool out = zq_ws_link_pending_output(l);
-        if (out || err == ZQ_OK) {
-            zq_err_t w = zq_port_tcp_wait(l->sock, true, deadline);
-            w = w == ZQ_OK ? zq_ws_link_flush(l) : w;
-            if (w != ZQ_OK && w != ZQ_ERR_WOULD_BLOCK) {
-                *why = w == ZQ_ERR_TIMEOUT ? "no TLS handshake within the timeout"
-                                           : "the connection failed during the TLS handshake";
-                return w == ZQ_ERR_TIMEOUT ? w : ZQ_ERR_IO;
-            }
+        zq_err_t out = zq_ws_link_flush(l); /* the flight, or the alert of a failure */
+        if (out != ZQ_OK && out != ZQ_ERR_WOULD_BLOCK) {
+            *why = "the connection failed during the TLS handshake";
+            return ZQ_ERR_IO;
         }
-        if (err == ZQ_OK && !zq_ws_link_pending_output(l)) {
-            return ZQ_OK;
+        if (err != ZQ_ERR_WOULD_BLOCK) {
+            return err; /* open (its last flight may still wait for the socket), or refused */
         }
-        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
-            return err; /* the alert mbedTLS queued went out above, if the socket took it */
+        if (out == ZQ_ERR_WOULD_BLOCK) {
+            return ZQ_ERR_WOULD_BLOCK; /* the socket takes no more now */
         }
-        if (err == ZQ_ERR_WOULD_BLOCK && !out) {
-            zq_err_t r = zq_port_tcp_wait(l->sock, false, deadline);
-            r = r == ZQ_OK ? feed_from_socket(l) : r;
-            if (r == ZQ_ERR_TIMEOUT) {
-                *why = "no TLS handshake within the timeout";
-                return r;
-            }
-            if (r != ZQ_OK && r != ZQ_ERR_WOULD_BLOCK) {
-                *why = "the server closed the connection during the TLS handshake";
-                return ZQ_ERR_IO;
-            }
+        zq_err_t in = feed_from_socket(l);
+        if (in == ZQ_ERR_WOULD_BLOCK) {
+            return in;
+        }
+        if (in != ZQ_OK) {
+            *why = "the server closed the connection during the TLS handshake";
+            return ZQ_ERR_IO;
         }
     }
+}
+
+/* Waits until the socket took every byte TLS has for it. */
+static zq_err_t flush_by(zq_ws_link_t *l, uint64_t deadline)
+{
+    while (zq_ws_link_pending_output(l)) {
+        zq_err_t err = zq_port_tcp_wait(l->sock, true, deadline);
+        err = err == ZQ_OK ? zq_ws_link_flush(l) : err;
+        if (err != ZQ_OK && err != ZQ_ERR_WOULD_BLOCK) {
+            return err;
+        }
+    }
+    return ZQ_OK;
+}
+
+zq_err_t zq_ws_link_tls_handshake(zq_ws_link_t *l, tls_client_config_t *cfg, const char *host,
+                                  uint64_t deadline, const char **why)
+{
+    zq_err_t err = zq_ws_link_tls_begin(l, cfg, host, why);
+    while (err == ZQ_OK || err == ZQ_ERR_WOULD_BLOCK) {
+        err = zq_ws_link_tls_step(l, why);
+        zq_err_t w = ZQ_OK;
+        if (err == ZQ_OK) {
+            w = flush_by(l, deadline);
+            if (w == ZQ_OK) {
+                return ZQ_OK;
+            }
+        } else if (err == ZQ_ERR_WOULD_BLOCK) {
+            w = zq_port_tcp_wait(l->sock, zq_ws_link_pending_output(l), deadline);
+        }
+        if (w == ZQ_ERR_TIMEOUT) {
+            *why = "no TLS handshake within the timeout";
+            return w;
+        }
+        if (w != ZQ_OK) {
+            *why = "the connection failed during the TLS handshake";
+            return ZQ_ERR_IO;
+        }
+    }
+    return err;
 }
 
 zq_err_t zq_ws_link_send(zq_ws_link_t *l, const uint8_t *data, size_t len, size_t *sent)

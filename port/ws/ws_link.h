@@ -22,8 +22,23 @@ typedef struct {
     tls_session_t *tls; /**< NULL: plain ws:// */
 } zq_ws_link_t;
 
+/** Starts TLS as a client of @p host on @p l->tls (caller-allocated), not yet handshaking.
+ *  @return ZQ_OK; ZQ_ERR_CRYPTO with *why. */
+zq_err_t zq_ws_link_tls_begin(zq_ws_link_t *l, tls_client_config_t *cfg, const char *host,
+                              const char **why);
+
 /**
- * The TLS handshake on a connected socket, by @p deadline (zq_port_now_ms()).
+ * The handshake as far as the socket allows now, never waiting: for a caller on a poll loop,
+ * at each readiness of the socket.
+ * @return ZQ_OK once the session is open (its last flight may still wait: see
+ *         zq_ws_link_pending_output()); ZQ_ERR_WOULD_BLOCK (wait for the socket: to write if
+ *         output is pending, else to read); ZQ_ERR_IO (the socket failed or closed);
+ *         ZQ_ERR_INTEGRITY (the certificate was refused); ZQ_ERR_CRYPTO. *why says which.
+ */
+zq_err_t zq_ws_link_tls_step(zq_ws_link_t *l, const char **why);
+
+/**
+ * The TLS handshake on a connected socket, by @p deadline (zq_port_now_ms()), waiting.
  * @return ZQ_OK; ZQ_ERR_TIMEOUT; ZQ_ERR_IO (the socket failed or closed); ZQ_ERR_INTEGRITY (the
  *         certificate was refused: *why says why); ZQ_ERR_CRYPTO.
  */

@@ -58,9 +58,14 @@
  * ZQ_ERR_CLOSED, until nats_client_init() starts over (a new TCP connection).
  *
  * TLS: the server sends INFO in the clear and the client then starts TLS (protocol doc,
- * INFO, tls_required). A caller with tls_required set feeds that INFO, runs its TLS handshake,
- * and only then writes the pending CONNECT, over TLS. Without it, an INFO that requires TLS is
- * a fatal error and CONNECT, with its credentials, is never queued.
+ * INFO, tls_required; nats-server before 2.10 has no other way, and 2.10's handshake_first is
+ * an option a server must be given). With tls_required set, the client stops reading at the
+ * end of that INFO (nats_client_feed_some() says where: what follows is TLS's), queues
+ * CONNECT and stays in NATS_STATE_TLS, where nats_client_pending() lends nothing, so that no
+ * byte after INFO, credentials least of all, goes out in the clear; the caller runs its TLS
+ * handshake and calls nats_client_tls_up(), and CONNECT goes out over TLS. An INFO that offers
+ * no TLS (neither tls_required nor tls_available) is then a fatal error. Without
+ * tls_required, an INFO that requires TLS is a fatal error and CONNECT is never queued.
  *
  * Lifetimes: an event and everything it points to are borrowed for the callback only. The
  * callback may call pub, sub, unsub and ping, but not nats_client_feed() or nats_client_init().
@@ -131,6 +136,8 @@ typedef struct {
 
 typedef enum {
     NATS_STATE_WAIT_INFO,  /**< connected, the server has not spoken */
+    NATS_STATE_TLS,        /**< INFO read, CONNECT queued but not lent: the caller's TLS
+                                    handshake runs (nats_client_tls_up() ends it) */
     NATS_STATE_CONNECTING, /**< CONNECT and PING queued, the PONG not yet read */
     NATS_STATE_READY,      /**< the PONG came: CONNECT was accepted */
     NATS_STATE_FAILED      /**< a fatal error: close the connection */
@@ -184,9 +191,23 @@ void nats_client_init(nats_client_t *c, const nats_options_t *opt, nats_event_fn
  * All bytes from the socket, in pieces of any size; each complete message raises its event
  * before this returns.
  * @return ZQ_OK; ZQ_ERR_CLOSED once a fatal error was raised (in this call, whose later bytes
- *         are then not read, or an earlier one); ZQ_ERR_INVALID_ARG for NULL data with len > 0.
+ *         are then not read, or an earlier one); ZQ_ERR_INVALID_ARG for NULL data with len > 0;
+ *         ZQ_ERR_STATE when bytes came after an INFO that starts TLS (they are TLS's, not
+ *         read: use nats_client_feed_some()).
  */
 zq_err_t nats_client_feed(nats_client_t *c, const uint8_t *data, size_t len);
+
+/**
+ * As nats_client_feed(), but stops where the caller's TLS starts: after the INFO that put the
+ * client in NATS_STATE_TLS. @p taken says how many of @p len bytes were read (all of them,
+ * unless it stopped there or at a fatal error).
+ */
+zq_err_t nats_client_feed_some(nats_client_t *c, const uint8_t *data, size_t len,
+                               size_t *taken);
+
+/** The caller's TLS session is open: CONNECT, queued at INFO, may now be written (over it).
+ *  @return ZQ_OK; ZQ_ERR_STATE outside NATS_STATE_TLS. */
+zq_err_t nats_client_tls_up(nats_client_t *c);
 
 /**
  * Queues SUB <subject> <sid>. @p subject is tokens of printable ASCII (no space, tab or

@@ -70,3 +70,12 @@ nats_state_t nats_client_state(const nats_client_t *c)
 {
     return c->state;
 }
+
+zq_err_t nats_client_tls_up(nats_client_t *c)
+{
+    if (c->state != NATS_STATE_TLS) {
+        return ZQ_ERR_STATE;
+    }
+    c->state = NATS_STATE_CONNECTING;
+    return ZQ_OK;
+}

@@ -117,12 +117,19 @@ void nats_on_info(nats_client_t *c, const char *args, size_t len)
     if (c->state == NATS_STATE_WAIT_INFO) {
         /* A server that requires TLS must not get CONNECT, with its credentials, in the clear. */
         if (c->info.tls_required && !c->opt.tls_required) {
-            nats_fail(c, "the server requires TLS: CONNECT not sent");
+            nats_fail(c, "the server requires TLS (a tls:// URL): CONNECT not sent");
+            return;
+        }
+        if (c->opt.tls_required && !c->info.tls_required && !c->info.tls_available) {
+            nats_fail(c, "the server offers no TLS: CONNECT not sent");
             return;
         }
         /* CONNECT first, so that the INFO event may already subscribe and publish. */
         if (nats_queue_connect(c) != ZQ_OK) {
             return; /* nats_queue_connect() raised the fatal error */
+        }
+        if (c->opt.tls_required) {
+            c->state = NATS_STATE_TLS; /* CONNECT waits for the caller's TLS */
         }
     }
     nats_event_t ev = {.type = NATS_EV_INFO};

@@ -45,6 +45,9 @@ void nats_out_flush_owed(nats_client_t *c)
 size_t nats_client_pending(const nats_client_t *c, const uint8_t **data)
 {
     *data = c->out + c->out_head;
+    if (c->state == NATS_STATE_TLS) {
+        return 0; /* nothing in the clear after INFO: the caller's TLS is not up yet */
+    }
     return c->out_tail - c->out_head;
 }
 

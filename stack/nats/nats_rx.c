@@ -164,13 +164,15 @@ static size_t take_trailer(nats_client_t *c, const uint8_t *p, size_t n)
     return i;
 }
 
-zq_err_t nats_client_feed(nats_client_t *c, const uint8_t *data, size_t len)
+zq_err_t nats_client_feed_some(nats_client_t *c, const uint8_t *data, size_t len,
+                               size_t *taken)
 {
+    *taken = 0;
     if (data == NULL && len > 0) {
         return ZQ_ERR_INVALID_ARG;
     }
     size_t off = 0;
-    while (off < len && c->state != NATS_STATE_FAILED) {
+    while (off < len && c->state != NATS_STATE_FAILED && c->state != NATS_STATE_TLS) {
         const uint8_t *p = data + off;
         size_t n = len - off;
         switch (c->rx) {
@@ -186,5 +188,13 @@ zq_err_t nats_client_feed(nats_client_t *c, const uint8_t *data, size_t len)
             break;
         }
     }
+    *taken = off;
     return c->state == NATS_STATE_FAILED ? ZQ_ERR_CLOSED : ZQ_OK;
+}
+
+zq_err_t nats_client_feed(nats_client_t *c, const uint8_t *data, size_t len)
+{
+    size_t taken = 0;
+    zq_err_t err = nats_client_feed_some(c, data, len, &taken);
+    return err == ZQ_OK && taken < len ? ZQ_ERR_STATE : err;
 }

@@ -7,6 +7,10 @@
 //
 //   node cluster.mjs path/to/zq       (run.sh does this inside `unshare -n`, loopback only)
 //
+// With ZQ_CLUSTER_TLS_DIR (run.sh tls: ca.pem, leaf.pem, leaf.key, other-ca.pem) the NATS
+// nodes take clients over TLS only and the zq signals dial tls://: the same run, and check 0
+// looks at the TLS itself (nats-server's /connz, and two zq signals it must refuse).
+//
 // Each check prints PASS/FAIL with its figures; the exit status is non-zero if any did not
 // pass. Times are printed, never asserted. ZQ_BROWSER_KEEP=1 keeps the logs.
 import { spawn } from 'node:child_process';
@@ -37,6 +41,8 @@ const routePort = (k) => 6221 + k;
 const monitorPort = (k) => 8221 + k;
 const signalPort = (k) => 8000 + k;
 const WAIT_MS = 30000; /* a wait for something that should take a few seconds */
+const TLS_DIR = process.env.ZQ_CLUSTER_TLS_DIR || null;
+const SCHEME = TLS_DIR ? 'tls' : 'nats';
 
 const logs = mkdtempSync(join(tmpdir(), 'zq-cluster-logs-'));
 const profile = mkdtempSync(join(tmpdir(), 'zq-cluster-profile-'));
@@ -46,7 +52,7 @@ symlinkSync(join(root, 'web'), join(site, 'web'));
 symlinkSync(join(root, 'tests/web/page'), join(site, 'page'));
 const nginxDir = mkdtempSync(join(tmpdir(), 'zq-cluster-nginx-'));
 
-const checks = new Checks('cluster', { timed: true });
+const checks = new Checks(TLS_DIR ? 'cluster (TLS)' : 'cluster', { timed: true });
 const { check } = checks;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -125,7 +131,9 @@ async function startNats(k) {
   const routes = KS.filter((j) => j !== k).map((j) => `nats://${HOST}:${routePort(j)}`).join(',');
   nats[k] = start(`nats-${k}`, NATS_SERVER, ['-a', HOST, '-p', String(natsPort(k)),
     '-m', String(monitorPort(k)), '-n', `nats-${k}`, '-cluster', `nats://${HOST}:${routePort(k)}`,
-    '-routes', routes, '--cluster_name', 'zq']);
+    '-routes', routes, '--cluster_name', 'zq',
+    ...(TLS_DIR ? ['--tls', '--tlscert', join(TLS_DIR, 'leaf.pem'), '--tlskey',
+      join(TLS_DIR, 'leaf.key')] : [])]);
 }
 
 async function natsRoutes(k) {
@@ -135,12 +143,13 @@ async function natsRoutes(k) {
 
 async function startSignal(k) {
   /* every NATS URL, server K's own node first */
-  const urls = [0, 1, 2].map((i) => `nats://${HOST}:${natsPort(((k - 1 + i) % 3) + 1)}`).join(',');
+  const urls = [0, 1, 2].map((i) => `${SCHEME}://${HOST}:${natsPort(((k - 1 + i) % 3) + 1)}`)
+    .join(',');
   const p = start(`signal-${k}`, zq, ['signal', '--listen', `${HOST}:${signalPort(k)}`,
-    '--web', site, '--cluster', urls]);
+    '--web', site, '--cluster', urls, ...(TLS_DIR ? ['--nats-tlsca', join(TLS_DIR, 'ca.pem')] : [])]);
   signals[k] = { p, id: null };
   await waitLine(p, /^zq signal: listening on http:\/\/127\.0\.0\.1:(\d+) /, { ms: 10000 });
-  const j = await waitLine(p, /cluster: joined through nats:\/\/([\d.]+:\d+) as server (\S+)/,
+  const j = await waitLine(p, new RegExp(`cluster: joined through ${SCHEME}://([\\d.]+:\\d+) as server (\\S+)`),
     { ms: 10000 });
   signals[k].id = j.m[2];
   return `s${k} (${signals[k].id}) on ${j.m[1]}`;
@@ -358,6 +367,39 @@ function glare() {
     `${welcomed.map((w) => `${w.name} +${(w.at - t0).toFixed(1)}`).join(', ')} ms)` : '';
 }
 
+// ---- TLS (check 0) ------------------------------------------------------------------------------
+
+/** What nats-server's monitor says of each zq signal's connection (its name is zq-signal), and
+ *  what two more zq signals log: one with nats:// (the node asks for TLS: CONNECT, credentials
+ *  and all, must not go out in the clear), one trusting a root that signed nothing here. */
+async function tlsChecks() {
+  const seen = [];
+  for (const k of KS) {
+    const conns = (await (await fetch(`http://${HOST}:${monitorPort(k)}/connz`)).json())
+      .connections.filter((c) => c.name === 'zq-signal');
+    assert(conns.length >= 1, `nats-${k} lists no zq-signal client`);
+    for (const c of conns) {
+      assert(c.tls_version === '1.2' && c.tls_cipher_suite, `nats-${k}: ${JSON.stringify(c)}`);
+    }
+    seen.push(`nats-${k}: ${conns.map((c) => `${c.lang} TLS ${c.tls_version} ${c.tls_cipher_suite}`)
+      .join(', ')}`);
+  }
+  const node = `${HOST}:${natsPort(3)}`;
+  const plain = start('signal-plain', zq, ['signal', '--listen', `${HOST}:0`,
+    '--cluster', `nats://${node}`]);
+  const stranger = start('signal-stranger', zq, ['signal', '--listen', `${HOST}:0`,
+    '--cluster', `tls://${node}`, '--nats-tlsca', join(TLS_DIR, 'other-ca.pem')]);
+  const refused = await waitLine(plain, /cluster: NATS says: (the server requires TLS.*)$/);
+  const distrusted = await waitLine(stranger, /cluster: tls:\/\/[\d.:]+: (TLS: .*)$/);
+  await stopProc(plain);
+  await stopProc(stranger);
+  for (const p of [plain, stranger]) {
+    assert(!p.lines.some((l) => /joined through/.test(l)), `${p.name} joined: ${p.lines.join(' | ')}`);
+  }
+  return `${seen.join('; ')}; nats:// to a TLS node: '${refused.m[1]}'; tls:// trusting ` +
+    `another root: '${distrusted.m[1]}'`;
+}
+
 // ---- Main ---------------------------------------------------------------------------------------
 
 function printLogs() {
@@ -394,6 +436,7 @@ async function main() {
     await finish(checks, { shutdown, printLogs, logs, temp: [profile, site, nginxDir] });
     return;
   }
+  if (TLS_DIR) await check('0. TLS: each zq signal reaches NATS over TLS 1.2; nats:// and an unknown CA refused', tlsChecks);
   context = await launchChromium(profile, logs, NO_BACKGROUND_THROTTLING);
   console.log(`cluster: Chromium ${context.browser() ? context.browser().version() : ''}, ` +
     `room '${ROOM}' via http://${HOST}:${LB}/sK/; logs in ${logs}`);
@@ -502,10 +545,11 @@ async function main() {
             x.page.evaluate(() => window.rec.left.length)));
           const t0 = Date.now();
           nats[1].proc.kill('SIGKILL');
-          const lost = await waitLine(signals[1].p, /cluster: nats:\/\/127\.0\.0\.1:4222: (.*)$/,
-            { from, ms: 15000 });
+          const lost = await waitLine(signals[1].p,
+            new RegExp(`cluster: ${SCHEME}://127\\.0\\.0\\.1:4222: (.*)$`), { from, ms: 15000 });
           const rejoined = await waitLine(signals[1].p,
-            /cluster: joined through nats:\/\/(127\.0\.0\.1:(?:4223|4224)) as server/, { from, ms: 15000 });
+            new RegExp(`cluster: joined through ${SCHEME}://(127\\.0\\.0\\.1:(?:4223|4224)) as server`),
+            { from, ms: 15000 });
           for (const x of allPages()) await seesRoom(x);
           const t1 = Date.now();
           await currentIds();
@@ -518,8 +562,8 @@ async function main() {
           const leftNow = await Promise.all(allPages().map((x) =>
             x.page.evaluate(() => window.rec.left.length)));
           const churn = leftNow.map((n, i) => n - lefts[i]);
-          return `s1 lost nats://127.0.0.1:4222 ('${lost.m[1]}') at +${lost.at - t0} ms, joined ` +
-            `through nats://${rejoined.m[1]} at +${rejoined.at - t0} ms; every page sees 4 ` +
+          return `s1 lost ${SCHEME}://127.0.0.1:4222 ('${lost.m[1]}') at +${lost.at - t0} ms, joined ` +
+            `through ${SCHEME}://${rejoined.m[1]} at +${rejoined.at - t0} ms; every page sees 4 ` +
             `peers at +${t1 - t0} ms and still 4 s after the rejoin (peer_left meanwhile ` +
             `P1/P2/P3: ${churn.join('/')}: ${churn.every((n) => n === 0) ? 'the room stayed' :
               're-formed'}); flows again: ${info}`;

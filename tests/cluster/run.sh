@@ -4,7 +4,10 @@
 # and one NATS node killed mid-run, the room re-forms (tests/cluster/README.md). What CTest
 # (cluster_nats) runs.
 #
-#   sh tests/cluster/run.sh path/to/zq
+#   sh tests/cluster/run.sh path/to/zq [tls]
+#
+# With tls (CTest cluster_nats_tls) the NATS nodes take clients over TLS only (a throwaway
+# root, tests/support/test_ca.sh) and the zq signals dial tls:// with --nats-tlsca.
 #
 # Needs Debian's chromium, Node.js, playwright-core installed in tests/browser (scripts/setup
 # test), nats-server and nginx ($ZQ_NATS_SERVER and $ZQ_NGINX, default /usr/sbin/...). Runs in
@@ -21,4 +24,12 @@ for prog in "$ZQ_NATS_SERVER" "$ZQ_NGINX"; do
     fi
 done
 export ZQ_NATS_SERVER ZQ_NGINX
+if [ "${2:-}" = tls ]; then
+    # shellcheck source=../support/test_ca.sh
+    . "$(dirname "$0")/../support/test_ca.sh"
+    ZQ_CLUSTER_TLS_DIR=$(mktemp -d)
+    export ZQ_CLUSTER_TLS_DIR
+    test_ca_make "$ZQ_CLUSTER_TLS_DIR" IP:127.0.0.1 ||
+        { echo "$browser_env_me: could not make the certificates" >&2; exit 1; }
+fi
 browser_env_exec cluster.mjs

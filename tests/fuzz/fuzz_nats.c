@@ -1,7 +1,8 @@
 /* libFuzzer target for the NATS client (stack/nats). The first byte seeds how the rest is cut
  * into reads and which calls come between them (pub, sub, unsub, ping, a partial write), and
- * whether a canned INFO goes first; the rest is what the server sent, so seeds are plain
- * protocol text. Whatever arrives: events stay inside their bounds and the client's buffers,
+ * whether a canned INFO goes first, and whether the client runs over TLS (then reading stops
+ * at the INFO that starts it, nothing is lent until the TLS is up, and the harness brings it
+ * up there); the rest is what the server sent, so seeds are plain protocol text. Whatever arrives: events stay inside their bounds and the client's buffers,
  * a fatal error is the last event, the queue never holds more than ZQ_NATS_OUT_MAX, and a
  * command is queued whole or not at all. */
 #include <stdbool.h>
@@ -18,7 +19,7 @@ static nats_client_t client;
 static bool failed_seen, ready_seen;
 
 static const char canned_info[] = "INFO {\"server_id\":\"FUZZ\",\"max_payload\":1048576,"
-                                  "\"proto\":1,\"headers\":true}\r\n";
+                                  "\"proto\":1,\"headers\":true,\"tls_available\":true}\r\n";
 
 static bool inside(const void *p, size_t len, const void *buf, size_t cap)
 {
@@ -127,6 +128,18 @@ static void call_something(uint32_t r, const uint8_t *bytes, size_t len)
     }
 }
 
+/* In NATS_STATE_TLS nothing is lent, not even CONNECT; the caller's TLS then comes up. */
+static void tls_comes_up(void)
+{
+    if (nats_client_state(&client) == NATS_STATE_TLS) {
+        check(client.opt.tls_required && pending() == 0);
+        check(nats_client_tls_up(&client) == ZQ_OK);
+        check(nats_client_state(&client) == NATS_STATE_CONNECTING && pending() > 0);
+    } else {
+        check(nats_client_tls_up(&client) == ZQ_ERR_STATE);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0) {
@@ -134,11 +147,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint32_t seed = data[0];
     failed_seen = ready_seen = false;
-    nats_options_t opt = {.user = "u", .pass = "p", .name = "fuzz", .echo = (data[0] & 2) != 0};
+    nats_options_t opt = {.user = "u", .pass = "p", .name = "fuzz", .echo = (data[0] & 2) != 0,
+                          .tls_required = (data[0] & 4) != 0};
     nats_client_init(&client, &opt, on_event, &client);
     if (data[0] & 1) {
-        check(nats_client_feed(&client, (const uint8_t *)canned_info, sizeof canned_info - 1) ==
-              ZQ_OK);
+        size_t taken = 0;
+        check(nats_client_feed_some(&client, (const uint8_t *)canned_info,
+                                    sizeof canned_info - 1, &taken) == ZQ_OK);
+        check(taken == sizeof canned_info - 1);
+        tls_comes_up();
     }
     size_t off = 1;
     while (off < size) {
@@ -146,7 +163,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_counter_rand(&seed, &r8, 1);
         size_t piece = (size_t)(r8 % 64) + 1;
         piece = piece < size - off ? piece : size - off;
-        zq_err_t err = nats_client_feed(&client, data + off, piece);
+        size_t taken = 0;
+        zq_err_t err = nats_client_feed_some(&client, data + off, piece, &taken);
+        check(taken <= piece && (taken == piece || err != ZQ_OK ||
+                                 nats_client_state(&client) == NATS_STATE_TLS));
+        piece = taken > 0 ? taken : piece; /* the rest is read again, after the TLS came up */
+        tls_comes_up();
         check(err == ZQ_OK || err == ZQ_ERR_CLOSED);
         check((err == ZQ_ERR_CLOSED) == (nats_client_state(&client) == NATS_STATE_FAILED));
         check(err == ZQ_OK || failed_seen); /* every failure was reported */

@@ -224,12 +224,15 @@ static void connect_carries_user_and_pass(void **state)
     assert_json_string(doc, "name", "zq-signal");
 }
 
+static const char tls_info[] = "INFO {\"server_id\":\"S\",\"tls_required\":true}\r\n";
+
 static void connect_says_echo_and_tls_required_as_asked(void **state)
 {
     (void)state;
     nats_options_t opt = {.echo = true, .tls_required = true};
     nats_client_t *c = start(&opt);
-    assert_int_equal(feed(c, real_info), ZQ_OK);
+    assert_int_equal(feed(c, tls_info), ZQ_OK);
+    assert_int_equal(nats_client_tls_up(c), ZQ_OK);
     json_value_t doc = connect_json(take_output(c));
     assert_json_bool(doc, "echo", true);
     assert_json_bool(doc, "tls_required", true);
@@ -262,18 +265,77 @@ static void connect_with_an_option_that_is_not_utf8_is_fatal(void **state)
 static void server_requiring_tls_gets_no_connect_in_the_clear(void **state)
 {
     (void)state;
-    static const char tls_info[] = "INFO {\"server_id\":\"S\",\"tls_required\":true}\r\n";
     nats_options_t opt = {.user = "a", .pass = "secret"};
     nats_client_t *c = start(&opt);
     assert_int_equal(feed(c, tls_info), ZQ_ERR_CLOSED);
-    assert_fatal(c, "the server requires TLS: CONNECT not sent");
+    assert_fatal(c, "the server requires TLS (a tls:// URL): CONNECT not sent");
     const uint8_t *p;
     assert_int_equal(nats_client_pending(c, &p), 0);
-    /* With the caller's TLS under us, CONNECT is queued, and says so. */
-    opt.tls_required = true;
-    c = start(&opt);
-    assert_int_equal(feed(c, tls_info), ZQ_OK);
-    assert_json_bool(connect_json(take_output(c)), "tls_required", true);
+}
+
+/* Protocol doc, INFO: with tls_required the client upgrades to TLS; the server then waits for
+ * the client's handshake, so what follows INFO is TLS. */
+static void tls_client_lends_nothing_after_info_until_its_tls_is_up(void **state)
+{
+    (void)state;
+    nats_options_t opt = {.user = "a", .pass = "secret", .tls_required = true};
+    nats_client_t *c = start(&opt);
+    static const char stream[] = "INFO {\"server_id\":\"S\",\"tls_required\":true}\r\n"
+                                 "\x16\x03\x03";
+    size_t taken = 0;
+    assert_int_equal(nats_client_feed_some(c, (const uint8_t *)stream, sizeof stream - 1, &taken),
+                     ZQ_OK);
+    assert_int_equal(taken, strlen(tls_info)); /* the TLS record's bytes are left */
+    assert_int_equal(nats_client_state(c), NATS_STATE_TLS);
+    assert_int_equal(n_seen, 1);
+    assert_int_equal(seen[0].type, NATS_EV_INFO);
+    const uint8_t *p;
+    assert_int_equal(nats_client_pending(c, &p), 0); /* CONNECT is queued, not lent */
+    assert_int_equal(nats_client_sub(c, "zq.a", 1), ZQ_OK); /* queued after CONNECT */
+    assert_int_equal(nats_client_pending(c, &p), 0);
+    assert_int_equal(nats_client_tls_up(c), ZQ_OK);
+    const char *out = take_output(c);
+    assert_true(strncmp(out, "CONNECT ", 8) == 0);
+    assert_non_null(strstr(out, "\"pass\":\"secret\""));
+    assert_non_null(strstr(out, "\"tls_required\":true"));
+    assert_non_null(strstr(out, "PING\r\nSUB zq.a 1\r\n"));
+    assert_int_equal(feed(c, "PONG\r\n"), ZQ_OK);
+    assert_true(nats_client_ready(c));
+}
+
+static void plain_feed_refuses_bytes_after_an_info_that_starts_tls(void **state)
+{
+    (void)state;
+    nats_options_t opt = {.tls_required = true};
+    nats_client_t *c = start(&opt);
+    assert_int_equal(feed(c, "INFO {\"tls_required\":true}\r\nPING\r\n"), ZQ_ERR_STATE);
+    assert_int_equal(nats_client_state(c), NATS_STATE_TLS); /* the PING was not read */
+    const uint8_t *p;
+    assert_int_equal(nats_client_pending(c, &p), 0);
+}
+
+static void tls_client_refuses_a_server_that_offers_no_tls(void **state)
+{
+    (void)state;
+    nats_options_t opt = {.user = "a", .pass = "secret", .tls_required = true};
+    nats_client_t *c = start(&opt);
+    assert_int_equal(feed(c, real_info), ZQ_ERR_CLOSED);
+    assert_fatal(c, "the server offers no TLS: CONNECT not sent");
+    const uint8_t *p;
+    assert_int_equal(nats_client_pending(c, &p), 0);
+    c = start(&opt); /* tls_available (a server that takes both) is enough */
+    assert_int_equal(feed(c, "INFO {\"tls_available\":true}\r\n"), ZQ_OK);
+    assert_int_equal(nats_client_state(c), NATS_STATE_TLS);
+}
+
+static void tls_up_is_refused_outside_the_tls_state(void **state)
+{
+    (void)state;
+    nats_client_t *c = start(NULL);
+    assert_int_equal(nats_client_tls_up(c), ZQ_ERR_STATE); /* before INFO */
+    assert_int_equal(feed(c, real_info), ZQ_OK);
+    assert_int_equal(nats_client_tls_up(c), ZQ_ERR_STATE); /* a client without TLS */
+    assert_int_equal(nats_client_state(c), NATS_STATE_CONNECTING);
 }
 
 static void info_fields_are_read(void **state)
@@ -852,6 +914,10 @@ int main(void)
         T(connect_that_cannot_fit_the_queue_is_fatal),
         T(connect_with_an_option_that_is_not_utf8_is_fatal),
         T(server_requiring_tls_gets_no_connect_in_the_clear),
+        T(tls_client_lends_nothing_after_info_until_its_tls_is_up),
+        T(plain_feed_refuses_bytes_after_an_info_that_starts_tls),
+        T(tls_client_refuses_a_server_that_offers_no_tls),
+        T(tls_up_is_refused_outside_the_tls_state),
         T(info_fields_are_read),
         T(nothing_may_be_sent_before_the_first_info),
         T(pub_before_ready_is_queued_after_connect),

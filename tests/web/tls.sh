@@ -13,20 +13,16 @@
 browser_env_check "$@"
 command -v certutil >/dev/null 2>&1 ||
     { echo "tls.sh: no certutil: apt-get install libnss3-tools (or scripts/setup test)" >&2; exit 1; }
+# shellcheck source=../support/test_ca.sh
+. "$(dirname "$0")/../support/test_ca.sh"
 ZQ_TLS_DIR=$(mktemp -d)
 export ZQ_TLS_DIR
+test_ca_make "$ZQ_TLS_DIR" || { echo "tls.sh: could not make the certificates" >&2; exit 1; }
 (
     cd "$ZQ_TLS_DIR" &&
-    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >leaf.cnf &&
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key \
-        -out ca.pem -days 30 -subj "/CN=zq test browser root" &&
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout leaf.key \
-        -out leaf.csr -subj "/CN=localhost" &&
-    openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem \
-        -days 30 -extfile leaf.cnf &&
     mkdir -p home/.pki/nssdb &&
     certutil -d sql:home/.pki/nssdb -N --empty-password &&
     certutil -d sql:home/.pki/nssdb -A -t "C,," -n "zq test browser root" -i ca.pem
 ) >"$ZQ_TLS_DIR/setup.log" 2>&1 ||
-    { cat "$ZQ_TLS_DIR/setup.log" >&2; echo "tls.sh: could not make the certificates" >&2; exit 1; }
+    { cat "$ZQ_TLS_DIR/setup.log" >&2; echo "tls.sh: could not make the trust store" >&2; exit 1; }
 browser_env_exec tls.mjs

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     zq_loop_init(&loop);
     tls_client_config_t *cfg;
     const char *why = "";
-    if (zq_posix_tls_config(&cfg, &why) != ZQ_OK) {
+    if (zq_posix_tls_config(NULL, &cfg, &why) != ZQ_OK) {
         (void)fprintf(stderr, "wss_probe: %s\n", why);
         return 1;
     }
