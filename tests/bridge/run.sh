@@ -2,7 +2,11 @@
 # `zq bridge` (the zq-bridge program) against Debian's mosquitto, with the demo's devices in the
 # room and mosquitto's own clients on the MQTT side, in a network namespace of its own:
 #
-#   run.sh ZQ [5|3.1.1]
+#   run.sh ZQ [5|3.1.1] [tls]
+#
+# With tls, mosquitto takes MQTT over TLS only (port 8883, a throwaway root from
+# tests/support/test_ca.sh), the bridge dials mqtts:// with --cafile, mosquitto's own clients
+# use TLS too, and check 0 first sees a bridge that trusts another root refused.
 #
 # Checked (PASS/FAIL lines; times are printed, never asserted):
 #   1. mosquitto_sub sees the sensor's telemetry, zq/lab/sensors/kitchen, as JSON;
@@ -27,9 +31,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 zq=$1
 version=${2:-5}
+tls=${3:-}
 . "$here/../support/echo_env.sh"
 echo_env_netns BRIDGE "$0" "$@"
-echo_env_start "$zq" "zq bridge (MQTT $version) against mosquitto"
+echo_env_start "$zq" "zq bridge (MQTT $version${tls:+ over TLS}) against mosquitto"
 N=${ZQ_BRIDGE_MESSAGES:-300}
 room=lab
 
@@ -41,8 +46,27 @@ now_ms() { date +%s%3N; }
 # Started as root, mosquitto runs as the user mosquitto: its directory must be one it can write.
 chmod 755 "$out"
 mkdir -p "$out/mosquitto" && chmod 777 "$out/mosquitto"
+# $mq: how mosquitto's clients reach it (word-split on purpose); $mqtt_url and $cafile: the
+# bridge.
+if [ -n "$tls" ]; then
+    . "$here/../support/test_ca.sh"
+    mkdir -p "$out/certs" && test_ca_make "$out/certs" || { fail "openssl: no certificates"; exit; }
+    chmod 644 "$out/certs/leaf.key" # mosquitto reads it as its own user
+    mqtt_port=8883
+    mq="-h 127.0.0.1 -p 8883 --cafile $out/certs/ca.pem"
+    mqtt_url=mqtts://127.0.0.1
+    listener="listener 8883 127.0.0.1
+cafile $out/certs/ca.pem
+certfile $out/certs/leaf.pem
+keyfile $out/certs/leaf.key"
+else
+    mqtt_port=1883
+    mq="-h 127.0.0.1"
+    mqtt_url=mqtt://127.0.0.1
+    listener="listener 1883 127.0.0.1"
+fi
 cat >"$out/mosquitto.conf" <<EOF
-listener 1883 127.0.0.1
+$listener
 allow_anonymous true
 persistence true
 persistence_location $out/mosquitto/
@@ -56,7 +80,7 @@ start_mosquitto() {
     mosquitto -c "$out/mosquitto.conf" >>"$out/mosquitto.out" 2>&1 &
     mosquitto_pid=$!
     for _ in $(seq 50); do
-        mosquitto_sub -h 127.0.0.1 -t probe -W 1 -C 1 -E >/dev/null 2>&1 && return 0
+        mosquitto_sub $mq -t probe -W 1 -C 1 -E >/dev/null 2>&1 && return 0
         sleep 0.1
     done
     fail "mosquitto did not start"
@@ -64,9 +88,25 @@ start_mosquitto() {
 }
 start_mosquitto
 
+# ---- 0. (TLS) a bridge that trusts another root is refused --------------------------------------
+if [ -n "$tls" ]; then
+    "$zq" bridge --mqtt "$mqtt_url" --cafile "$out/certs/other-ca.pem" --signal "$url" \
+        --room stranger >"$out/stranger.out" 2>"$out/stranger.err" &
+    stranger_pid=$!
+    if wait_for "$out/stranger.err" "TLS: the server's certificate was refused"; then
+        pass "a bridge trusting another root is refused: $(grep -m1 "TLS:" "$out/stranger.err")"
+    else
+        fail "a bridge trusting another root was not refused"
+    fi
+    grep -q "connected (session" "$out/stranger.err" && fail "that bridge reached mosquitto"
+    stop "$stranger_pid"
+fi
+
 # ---- the room: the bridge, a sensor, an actuator ------------------------------------------------
 start_bridge() {
-    "$zq" bridge --mqtt mqtt://127.0.0.1 --mqtt-version "$version" --signal "$url" \
+    # shellcheck disable=SC2086 # ${tls:+...}: two words, or none
+    "$zq" bridge --mqtt "$mqtt_url" ${tls:+--cafile "$out/certs/ca.pem"} \
+        --mqtt-version "$version" --signal "$url" \
         --room "$room" --state "$out/state" --verbose >>"$out/bridge.out" 2>>"$out/bridge.err" &
     bridge_pid=$!
 }
@@ -77,10 +117,10 @@ pids="$pids $!"
 "$zq" device actuator --name lamp --signal "$url" --room "$room" \
     >"$out/actuator.out" 2>"$out/actuator.err" &
 pids="$pids $!"
-wait_for "$out/bridge.err" "MQTT 127.0.0.1:1883 connected" || fail "the bridge never reached mosquitto"
+wait_for "$out/bridge.err" "MQTT 127.0.0.1:$mqtt_port connected" || fail "the bridge never reached mosquitto"
 
 # ---- 1. telemetry -----------------------------------------------------------------------------
-if mosquitto_sub -h 127.0.0.1 -t "zq/$room/sensors/#" -v -C 3 -W 15 >"$out/telemetry.out" 2>&1 &&
+if mosquitto_sub $mq -t "zq/$room/sensors/#" -v -C 3 -W 15 >"$out/telemetry.out" 2>&1 &&
     grep -q "^zq/$room/sensors/kitchen {\"temperature\":" "$out/telemetry.out"; then
     pass "mosquitto_sub sees the sensor's telemetry ($(head -1 "$out/telemetry.out"))"
 else
@@ -88,20 +128,20 @@ else
 fi
 
 # ---- 2. the actuator from MQTT --------------------------------------------------------------------
-mosquitto_sub -h 127.0.0.1 -t "zq/$room/actuators/lamp/led" -v -W 15 >"$out/led.out" 2>&1 &
+mosquitto_sub $mq -t "zq/$room/actuators/lamp/led" -v -W 15 >"$out/led.out" 2>&1 &
 led_sub=$!
 sleep 0.5
 t0=$(now_ms)
-mosquitto_pub -h 127.0.0.1 -q 1 -t "zq/$room/cmd/led" -m on
+mosquitto_pub $mq -q 1 -t "zq/$room/cmd/led" -m on
 if wait_for "$out/led.out" '{"on":true}'; then
     pass "mosquitto_pub cmd/led on switched the actuator: its report came back in $(($(now_ms) - t0)) ms"
 else
     fail "the actuator never reported on (led: $(cat "$out/led.out"))"
 fi
 stop "$led_sub"
-if mosquitto_sub -h 127.0.0.1 -t "zq/$room/actuators/lamp/led" -C 1 -W 5 -R >/dev/null 2>&1; then
+if mosquitto_sub $mq -t "zq/$room/actuators/lamp/led" -C 1 -W 5 -R >/dev/null 2>&1; then
     fail "the report is not retained (a new subscriber got only a fresh one)"
-elif mosquitto_sub -h 127.0.0.1 -t "zq/$room/actuators/lamp/led" -C 1 -W 5 2>/dev/null |
+elif mosquitto_sub $mq -t "zq/$room/actuators/lamp/led" -C 1 -W 5 2>/dev/null |
     grep -q '{"on":true}'; then
     pass "the report is retained: a later subscriber gets {\"on\":true} at once"
 else
@@ -110,7 +150,7 @@ fi
 
 # ---- 3. a request from MQTT 5 -------------------------------------------------------------------
 if [ "$version" = 5 ]; then
-    if mosquitto_rr -h 127.0.0.1 -t "zq/$room/rpc/status" -e "reply/$room" -m '{}' -W 10 \
+    if mosquitto_rr $mq -t "zq/$room/rpc/status" -e "reply/$room" -m '{}' -W 10 \
         >"$out/rr.out" 2>&1 && grep -q '"name":' "$out/rr.out"; then
         pass "mosquitto_rr zq/$room/rpc/status got $(cat "$out/rr.out")"
     else
@@ -120,7 +160,7 @@ fi
 
 # ---- 4 and 5. QoS 1 both ways through a bridge SIGKILL and a mosquitto restart -------------------
 kills() {
-mosquitto_sub -h 127.0.0.1 -q 1 -c -i "sink-$room" -t "zq/$room/seq/out" >"$out/sink.out" \
+mosquitto_sub $mq -q 1 -c -i "sink-$room" -t "zq/$room/seq/out" >"$out/sink.out" \
     2>"$out/sink.err" &
 sink_pid=$!
 "$zq" sub 'seq.in' --signal "$url" --room "$room" >"$out/zqsub.out" 2>"$out/zqsub.err" &
@@ -134,7 +174,7 @@ sleep 2
 zqpub_pid=$!
 # MQTT's publisher: each message acked by mosquitto before the next; retried while it is down.
 (for i in $(seq "$N"); do
-    until mosquitto_pub -h 127.0.0.1 -q 1 -t "zq/$room/seq/in" -m "$i" 2>/dev/null; do
+    until mosquitto_pub $mq -q 1 -t "zq/$room/seq/in" -m "$i" 2>/dev/null; do
         sleep 0.2
     done
     sleep 0.02
@@ -195,7 +235,7 @@ stop "$sink_pid" "$zqsub_pid"
 burst_pid=$!
 sleep 2
 t0=$(now_ms)
-seq 1000 | mosquitto_pub -h 127.0.0.1 -q 1 -t "zq/$room/burst/in" -l
+seq 1000 | mosquitto_pub $mq -q 1 -t "zq/$room/burst/in" -l
 for _ in $(seq 600); do
     [ "$(wc -l <"$out/burst.out")" -ge 1000 ] && break
     sleep 0.1
