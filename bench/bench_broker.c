@@ -57,8 +57,8 @@ typedef enum { CELL_RAW, CELL_QOS0, CELL_QOS1, CELL_QUEUE, CELL_RPC1, CELL_RPC8,
 
 static const char *const cell_names[CELLS] = {"raw", "qos0", "qos1", "queue", "rpc1", "rpc8"};
 static const char *const cell_labels[CELLS] = {
-    "bare data channel messages/s, zq's C loop: both nodes in one process (node_send → "
-    "node_read), no page, no broker",
+    ("bare data channel messages/s, zq's C loop: both nodes in one process (node_send → "
+     "node_read), no page, no broker"),
     "pub/sub QoS 0, delivered/s",
     "pub/sub QoS 1, delivered/s",
     "queue jobs/s, each acked by the consumer at once (credit 8)",

@@ -38,7 +38,7 @@ typedef struct {
     const char *state;
     const char *version;
     const char *session_expiry;
-    const char *cafile;
+    zq_posix_tls_files_t tls; /* --cafile, --cert, --key */
     const char *to_mqtt[BRIDGE_FILTERS_MAX];
     size_t n_to;
     const char *from_mqtt[BRIDGE_FILTERS_MAX];
@@ -81,7 +81,7 @@ void zq_cmd_bridge_help(FILE *out)
 {
     (void)fputs(
         "usage: zq bridge --mqtt mqtt[s]://[USER:PASS@]HOST[:PORT] [--cafile FILE]\n"
-        "                 [--room NAME] [--signal URL]\n"
+        "                 [--cert FILE --key FILE] [--room NAME] [--signal URL]\n"
         "                 [--prefix P] [--to-mqtt PATTERN]... [--from-mqtt FILTER]...\n"
         "                 [--mqtt-version 5|3.1.1] [--client-id ID] [--session-expiry S]\n"
         "                 [--no-retain] [--state DIR] [--verbose]\n"
@@ -107,6 +107,9 @@ void zq_cmd_bridge_help(FILE *out)
         "  --cafile FILE        with mqtts://: trust the CAs in FILE (PEM), as\n"
         "                       mosquitto_sub's --cafile (default: SSL_CERT_FILE, or the\n"
         "                       system's bundle)\n"
+        "  --cert FILE          with mqtts://: the certificate (PEM) and its key the\n"
+        "  --key FILE           bridge shows when the broker asks for one (mosquitto's\n"
+        "                       require_certificate), as mosquitto_sub's --cert, --key\n"
         "  --signal URL         the signalling server (default ws://127.0.0.1:8080/ws)\n"
         "  --room NAME          the room (default default-topic)\n"
         "  --prefix P           the MQTT topics' prefix (default zq/ROOM)\n"
@@ -144,10 +147,11 @@ static int add_filter(const char **list, size_t *n, const char *value, const cha
 static int store(bridge_options_t *o, const char *name, const char *value)
 {
     const char **fields[] = {&o->mqtt, &o->signal, &o->room, &o->prefix, &o->client_id,
-                             &o->state, &o->version, &o->session_expiry, &o->cafile};
+                             &o->state, &o->version, &o->session_expiry,
+                             &o->tls.ca_file, &o->tls.cert_file, &o->tls.key_file};
     static const char *const names[] = {"--mqtt", "--signal", "--room", "--prefix",
                                         "--client-id", "--state", "--mqtt-version",
-                                        "--session-expiry", "--cafile"};
+                                        "--session-expiry", "--cafile", "--cert", "--key"};
     if (value == NULL) {
         return zq_cli_usage_error("bridge", "%s needs a value", name);
     }
@@ -170,7 +174,7 @@ static int parse_options(int argc, char **argv, bridge_options_t *o)
     static const char *const with_value[] = {"--mqtt", "--signal", "--room", "--prefix",
                                              "--client-id", "--state", "--mqtt-version",
                                              "--session-expiry", "--to-mqtt", "--from-mqtt",
-                                             "--cafile"};
+                                             "--cafile", "--cert", "--key"};
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; i++) {
         const char *value;
@@ -257,11 +261,15 @@ static int configure_mqtt(bridge_app_t *a, const char *room)
     if (why != NULL) {
         return zq_cli_usage_error("bridge", "--mqtt '%s': %s", o->mqtt, why);
     }
-    if (o->cafile != NULL && !a->tls) {
-        return zq_cli_usage_error("bridge", "--cafile goes with an mqtts:// URL");
+    if ((o->tls.ca_file != NULL || o->tls.cert_file != NULL || o->tls.key_file != NULL) &&
+        !a->tls) {
+        return zq_cli_usage_error("bridge", "--cafile, --cert and --key go with an mqtts:// URL");
     }
-    if (a->tls && zq_posix_tls_config(o->cafile, &a->trust, &why) != ZQ_OK) {
-        return zq_cli_fail("bridge", "%s: %s", o->cafile != NULL ? "--cafile" : "mqtts://", why);
+    if ((o->tls.cert_file == NULL) != (o->tls.key_file == NULL)) {
+        return zq_cli_usage_error("bridge", "--cert goes with --key");
+    }
+    if (a->tls && zq_posix_tls_config(&o->tls, &a->trust, &why) != ZQ_OK) {
+        return zq_cli_fail("bridge", "mqtts://: %s", why);
     }
     uint8_t version = MQTT_V5;
     if (o->version != NULL && strcmp(o->version, "5") != 0) {

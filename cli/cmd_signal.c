@@ -50,7 +50,7 @@ typedef struct {
     const char *nats_user;
     const char *nats_password;
     const char *nats_token;
-    const char *nats_tlsca;
+    zq_posix_tls_files_t nats_tls;
 } signal_options_t;
 
 void zq_cmd_signal_help(FILE *out)
@@ -61,7 +61,8 @@ void zq_cmd_signal_help(FILE *out)
         "                 [--stun-url URL]... [--turn-secret FILE --turn-url URL...\n"
         "                 [--turn-ttl SECONDS]] [--tls-cert FILE --tls-key FILE]\n"
         "                 [--cluster URL[,URL]... [--cluster-prefix P] [--nats-user U\n"
-        "                 --nats-password P | --nats-token T] [--nats-tlsca FILE]]\n"
+        "                 --nats-password P | --nats-token T] [--nats-tlsca FILE]\n"
+        "                 [--nats-tlscert FILE --nats-tlskey FILE]]\n"
         "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
         "Runs the signalling server where ZeroQ pages and zq devices find each other. On one\n"
@@ -135,6 +136,9 @@ void zq_cmd_signal_help(FILE *out)
         "  --nats-tlsca FILE      trust the CAs in FILE (PEM) for NATS's certificate, as\n"
         "                         NATS's --tlsca (default: SSL_CERT_FILE, or the system's\n"
         "                         bundle); implies TLS\n"
+        "  --nats-tlscert FILE    the certificate (PEM) and its key zq signal shows when\n"
+        "  --nats-tlskey FILE     NATS asks for one (nats-server's verify), as NATS's\n"
+        "                         --tlscert and --tlskey; imply TLS\n"
         "  --help                 show this help\n"
         "\n"
         "exit status: 0 stopped by a signal (or token printed), 1 the address is in use or\n"
@@ -206,7 +210,11 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
     } else if (strcmp(name, "--nats-token") == 0) {
         o->nats_token = value;
     } else if (strcmp(name, "--nats-tlsca") == 0) {
-        o->nats_tlsca = value;
+        o->nats_tls.ca_file = value;
+    } else if (strcmp(name, "--nats-tlscert") == 0) {
+        o->nats_tls.cert_file = value;
+    } else if (strcmp(name, "--nats-tlskey") == 0) {
+        o->nats_tls.key_file = value;
     } else {
         o->print_token = value;
     }
@@ -222,7 +230,8 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
                                              "--turn-ttl", "--tls-cert", "--tls-key",
                                              "--cluster", "--cluster-prefix", "--nats-user",
                                              "--nats-password", "--nats-token",
-                                             "--nats-tlsca"};
+                                             "--nats-tlsca", "--nats-tlscert",
+                                             "--nats-tlskey"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
@@ -387,7 +396,8 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
     const char *why;
     if (o->cluster == NULL) {
         return o->cluster_prefix != NULL || o->nats_user != NULL || o->nats_password != NULL ||
-                       o->nats_token != NULL || o->nats_tlsca != NULL
+                       o->nats_token != NULL || o->nats_tls.ca_file != NULL ||
+                       o->nats_tls.cert_file != NULL || o->nats_tls.key_file != NULL
                    ? zq_cli_usage_error("signal", "--cluster-prefix and --nats-* go with "
                                                   "--cluster")
                    : -1;
@@ -399,6 +409,9 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
         (o->nats_user != NULL && o->nats_token != NULL)) {
         return zq_cli_usage_error("signal", "--nats-user goes with --nats-password, and "
                                             "neither with --nats-token");
+    }
+    if ((o->nats_tls.cert_file == NULL) != (o->nats_tls.key_file == NULL)) {
+        return zq_cli_usage_error("signal", "--nats-tlscert goes with --nats-tlskey");
     }
     if (o->cluster_prefix != NULL &&
         (strlen(o->cluster_prefix) == 0 || strlen(o->cluster_prefix) > SIG_CLUSTER_PREFIX_MAX ||
@@ -412,7 +425,7 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
     s->nats_user = o->nats_user;
     s->nats_password = o->nats_password;
     s->nats_token = o->nats_token;
-    s->nats_tlsca = o->nats_tlsca;
+    s->nats_tls = o->nats_tls;
     return -1;
 }
 

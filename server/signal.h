@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "port/posix/ws_tls.h"
 #include "zq/addr.h"
 #include "zq/config.h"
 
@@ -73,8 +74,9 @@ typedef struct {
     const char *nats_user;      /**< over the URL's: NATS's own --user, --password, --token */
     const char *nats_password;
     const char *nats_token;
-    const char *nats_tlsca;     /**< NATS's --tlsca: the CA file to trust; NULL: the default
-                                     store (SSL_CERT_FILE); a path, borrowed */
+    zq_posix_tls_files_t nats_tls; /**< NATS's --tlsca, --tlscert, --tlskey: the CAs to trust
+                                        (NULL: SSL_CERT_FILE's) and the certificate to show
+                                        (NULL: none); paths, borrowed */
 } signal_settings_t;
 
 /** NULL if @p list is a --cluster value signal_run() takes, else why not. */

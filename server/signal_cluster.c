@@ -269,14 +269,15 @@ int signal_cluster_start(signal_server_t *srv, const signal_settings_t *s, const
     }
     zq_tcp_link_init(&n->link, srv->loop, &link_ops, srv, rand, NATS_RETRY_FIRST_MS,
                      NATS_RETRY_MAX_MS);
-    n->tls = s->nats_tlsca != NULL; /* a CA makes the connection TLS, as in NATS's clients */
+    /* A CA or a certificate makes the connection TLS, as in NATS's own clients. */
+    n->tls = s->nats_tls.ca_file != NULL || s->nats_tls.cert_file != NULL;
     const char *why = read_urls(s->cluster, n);
     if (why != NULL) {
         return signal_fail("--cluster: %s", why);
     }
     tls_client_config_t *trust = NULL;
-    if (n->tls && zq_posix_tls_config(s->nats_tlsca, &trust, &why) != ZQ_OK) {
-        return signal_fail("%s: %s", s->nats_tlsca != NULL ? "--nats-tlsca" : "tls://", why);
+    if (n->tls && zq_posix_tls_config(&s->nats_tls, &trust, &why) != ZQ_OK) {
+        return signal_fail("NATS over TLS: %s", why);
     }
     zq_tcp_link_use_tls(&n->link, ZQ_TCP_LINK_TLS_ASKED, trust);
     if (sig_cluster_init(&n->cluster, rand, s->cluster_prefix != NULL ? s->cluster_prefix

@@ -141,10 +141,11 @@ void zq_tcp_link_flush(zq_tcp_link_t *l)
 
 /* ---- TLS ------------------------------------------------------------------------------- */
 
-/* Drops the connection for a TLS failure, with its reason. */
+/* Drops the connection for a TLS failure, with its reason (said to be TLS's). */
 static void drop_tls(zq_tcp_link_t *l, uint64_t now, const char *why)
 {
-    (void)snprintf(l->why, sizeof l->why, "TLS: %s", why);
+    (void)snprintf(l->why, sizeof l->why, "%s%s", strstr(why, "TLS") != NULL ? "" : "TLS: ",
+                   why);
     zq_tcp_link_drop(l, now, l->why);
 }
 

@@ -136,6 +136,12 @@ void tls_client_config_free(tls_client_config_t *cfg)
     memset(cfg, 0, sizeof *cfg);
 }
 
+zq_err_t tls_client_config_identity(tls_client_config_t *cfg, tls_identity_t *id)
+{
+    return mbedtls_ssl_conf_own_cert(&cfg->conf, &id->chain, &id->key) == 0 ? ZQ_OK
+                                                                            : ZQ_ERR_CRYPTO;
+}
+
 /* ---- A session ------------------------------------------------------------------------------ */
 
 zq_err_t tls_client_start(tls_session_t *t, tls_client_config_t *cfg, const char *host)
@@ -188,6 +194,13 @@ zq_err_t tls_client_config_init_attached(tls_client_config_t *cfg, const zq_rand
 void tls_client_config_free(tls_client_config_t *cfg)
 {
     (void)cfg;
+}
+
+zq_err_t tls_client_config_identity(tls_client_config_t *cfg, tls_identity_t *id)
+{
+    (void)cfg;
+    (void)id;
+    return ZQ_ERR_UNSUPPORTED;
 }
 
 zq_err_t tls_client_start(tls_session_t *t, tls_client_config_t *cfg, const char *host)

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "mbedtls/ssl.h"
+#include "stack/tls/tls_identity.h"
 #include "stack/tls/tls_session.h"
 #include "zq/err.h"
 #include "zq/rand.h"
@@ -72,6 +73,12 @@ zq_err_t tls_client_config_init_attached(tls_client_config_t *cfg, const zq_rand
                                          tls_trust_attach_fn attach,
                                          const uint8_t pin[TLS_PIN_LEN]);
 void tls_client_config_free(tls_client_config_t *cfg);
+
+/** Presents @p id (borrowed: it must outlive @p cfg) to a server that asks for a client
+ *  certificate (RFC 5246 §7.4.4, §7.4.6); without one the client answers such a request with
+ *  an empty Certificate message, and the server decides.
+ *  @return ZQ_OK; ZQ_ERR_CRYPTO; ZQ_ERR_UNSUPPORTED (a build without TLS). */
+zq_err_t tls_client_config_identity(tls_client_config_t *cfg, tls_identity_t *id);
 
 /** Starts @p t as a client of @p host (a DNS name or an IP literal; the certificate must name
  *  it); @p cfg must outlive the session.

@@ -20,6 +20,7 @@
 #include "mbedtls/pk.h"
 #include "mbedtls/ssl.h"
 #include "mbedtls/x509_crt.h"
+#include "stack/tls/tls_identity.h"
 #include "stack/tls/tls_session.h"
 #include "zq/err.h"
 #include "zq/rand.h"
@@ -27,17 +28,14 @@
 /** The server's identity and settings, shared by every session. Read-only once set up. */
 typedef struct {
     mbedtls_ssl_config conf;
-    mbedtls_x509_crt chain; /**< the leaf first, then its intermediates */
-    mbedtls_pk_context key;
+    tls_identity_t identity;
     char why[256];          /**< what tls_server_config_init() refused */
     bool ready;
 } tls_server_config_t;
 
 /**
- * Parses @p chain (PEM: the server's certificate, then the intermediates a client needs, as
- * Let's Encrypt's fullchain.pem) and @p key (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC, unencrypted)
- * and checks that the key is the certificate's. Both texts end with a NUL, which the lengths
- * leave out (what mbedTLS's PEM parser asks); both are parsed into the arena, not borrowed.
+ * Loads the server's identity from @p chain and @p key (tls_identity_load(): PEM texts,
+ * NUL-ended, the certificate first, then the intermediates a client needs).
  * @return ZQ_OK; ZQ_ERR_INVALID_ARG with cfg->why when a file is not what it should be;
  *         ZQ_ERR_CRYPTO (the arena is full, or mbedTLS refused the settings).
  */

@@ -152,6 +152,26 @@ void tls_error_text(int ret, char *out, size_t cap)
 #endif
 }
 
+/* The peer's fatal alert (RFC 5246 §7.2: the record's second byte is its description), in
+ * words. A server that wanted a client certificate and got none says bad_certificate (42: Go's,
+ * so nats-server), handshake_failure (40: OpenSSL's, so mosquitto) or TLS 1.3's
+ * certificate_required (116, RFC 8446 §6.2). mbedTLS keeps the record in in_msg. */
+static void explain_alert(tls_session_t *t)
+{
+    unsigned alert = t->ssl.MBEDTLS_PRIVATE(in_msg) != NULL ? t->ssl.MBEDTLS_PRIVATE(in_msg)[1]
+                                                             : 0;
+    const char *what =
+        alert == 42 || alert == 116
+            ? " (bad_certificate): the peer refused our certificate, or wanted one and got none"
+        : alert == 40 ? " (handshake_failure): no suite or curve in common, or the peer wanted "
+                        "a client certificate and got none"
+        : alert == 48 ? " (unknown_ca): the peer does not trust our certificate's CA"
+        : alert == 70 ? " (protocol_version): the peer takes no TLS 1.2"
+                      : "";
+    (void)snprintf(t->why, sizeof t->why, "TLS failed: the peer ended the handshake with "
+                   "alert %u%s", alert, what);
+}
+
 static zq_err_t failed(tls_session_t *t, int ret, const char **why)
 {
     t->state = TLS_FAILED;
@@ -161,6 +181,11 @@ static zq_err_t failed(tls_session_t *t, int ret, const char **why)
         tls_explain_verify(t->verify_flags, t->pin_failed, t->why, sizeof t->why);
         *why = t->why;
         return ZQ_ERR_INTEGRITY;
+    }
+    if (ret == MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE) {
+        explain_alert(t);
+        *why = t->why;
+        return ZQ_ERR_CRYPTO;
     }
     char text[96];
     tls_error_text(ret, text, sizeof text);

@@ -53,12 +53,16 @@ if [ -n "$tls" ]; then
     mkdir -p "$out/certs" && test_ca_make "$out/certs" || { fail "openssl: no certificates"; exit; }
     chmod 644 "$out/certs/leaf.key" # mosquitto reads it as its own user
     mqtt_port=8883
-    mq="-h 127.0.0.1 -p 8883 --cafile $out/certs/ca.pem"
+    chmod 644 "$out/certs/client.key"
+    c=$out/certs
+    mq="-h 127.0.0.1 -p 8883 --cafile $c/ca.pem --cert $c/client.pem --key $c/client.key"
     mqtt_url=mqtts://127.0.0.1
+    # require_certificate: every client shows a certificate ca.pem signed, the bridge too
     listener="listener 8883 127.0.0.1
-cafile $out/certs/ca.pem
-certfile $out/certs/leaf.pem
-keyfile $out/certs/leaf.key"
+cafile $c/ca.pem
+certfile $c/leaf.pem
+keyfile $c/leaf.key
+require_certificate true"
 else
     mqtt_port=1883
     mq="-h 127.0.0.1"
@@ -88,24 +92,34 @@ start_mosquitto() {
 }
 start_mosquitto
 
-# ---- 0. (TLS) a bridge that trusts another root is refused --------------------------------------
+# ---- 0. (TLS) a bridge that trusts another root, and one with no certificate, are refused -----
 if [ -n "$tls" ]; then
-    "$zq" bridge --mqtt "$mqtt_url" --cafile "$out/certs/other-ca.pem" --signal "$url" \
-        --room stranger >"$out/stranger.out" 2>"$out/stranger.err" &
+    "$zq" bridge --mqtt "$mqtt_url" --cafile "$c/other-ca.pem" --cert "$c/client.pem" \
+        --key "$c/client.key" --signal "$url" --room stranger \
+        >"$out/stranger.out" 2>"$out/stranger.err" &
     stranger_pid=$!
+    "$zq" bridge --mqtt "$mqtt_url" --cafile "$c/ca.pem" --signal "$url" --room anonymous \
+        >"$out/anonymous.out" 2>"$out/anonymous.err" &
+    anonymous_pid=$!
     if wait_for "$out/stranger.err" "TLS: the server's certificate was refused"; then
-        pass "a bridge trusting another root is refused: $(grep -m1 "TLS:" "$out/stranger.err")"
+        pass "a bridge trusting another root is refused: $(grep -m1 "TLS" "$out/stranger.err")"
     else
         fail "a bridge trusting another root was not refused"
     fi
-    grep -q "connected (session" "$out/stranger.err" && fail "that bridge reached mosquitto"
-    stop "$stranger_pid"
+    if wait_for "$out/anonymous.err" "MQTT 127.0.0.1:8883: .*TLS"; then
+        pass "a bridge with no client certificate is refused: $(grep -m1 "TLS" "$out/anonymous.err")"
+    else
+        fail "a bridge with no client certificate was not refused"
+    fi
+    stop "$stranger_pid" "$anonymous_pid"
+    grep -q "connected (session" "$out/stranger.err" "$out/anonymous.err" &&
+        fail "one of them reached mosquitto"
 fi
 
 # ---- the room: the bridge, a sensor, an actuator ------------------------------------------------
 start_bridge() {
     # shellcheck disable=SC2086 # ${tls:+...}: two words, or none
-    "$zq" bridge --mqtt "$mqtt_url" ${tls:+--cafile "$out/certs/ca.pem"} \
+    "$zq" bridge --mqtt "$mqtt_url" ${tls:+--cafile "$c/ca.pem" --cert "$c/client.pem" --key "$c/client.key"} \
         --mqtt-version "$version" --signal "$url" \
         --room "$room" --state "$out/state" --verbose >>"$out/bridge.out" 2>>"$out/bridge.err" &
     bridge_pid=$!

@@ -43,6 +43,9 @@ const signalPort = (k) => 8000 + k;
 const WAIT_MS = 30000; /* a wait for something that should take a few seconds */
 const TLS_DIR = process.env.ZQ_CLUSTER_TLS_DIR || null;
 const SCHEME = TLS_DIR ? 'tls' : 'nats';
+/* The nodes ask clients for a certificate (nats-server --tlsverify): the zq signals show one. */
+const tlsOptions = TLS_DIR ? ['--nats-tlsca', join(TLS_DIR, 'ca.pem'), '--nats-tlscert',
+  join(TLS_DIR, 'client.pem'), '--nats-tlskey', join(TLS_DIR, 'client.key')] : [];
 
 const logs = mkdtempSync(join(tmpdir(), 'zq-cluster-logs-'));
 const profile = mkdtempSync(join(tmpdir(), 'zq-cluster-profile-'));
@@ -133,7 +136,7 @@ async function startNats(k) {
     '-m', String(monitorPort(k)), '-n', `nats-${k}`, '-cluster', `nats://${HOST}:${routePort(k)}`,
     '-routes', routes, '--cluster_name', 'zq',
     ...(TLS_DIR ? ['--tls', '--tlscert', join(TLS_DIR, 'leaf.pem'), '--tlskey',
-      join(TLS_DIR, 'leaf.key')] : [])]);
+      join(TLS_DIR, 'leaf.key'), '--tlsverify', '--tlscacert', join(TLS_DIR, 'ca.pem')] : [])]);
 }
 
 async function natsRoutes(k) {
@@ -146,7 +149,7 @@ async function startSignal(k) {
   const urls = [0, 1, 2].map((i) => `${SCHEME}://${HOST}:${natsPort(((k - 1 + i) % 3) + 1)}`)
     .join(',');
   const p = start(`signal-${k}`, zq, ['signal', '--listen', `${HOST}:${signalPort(k)}`,
-    '--web', site, '--cluster', urls, ...(TLS_DIR ? ['--nats-tlsca', join(TLS_DIR, 'ca.pem')] : [])]);
+    '--web', site, '--cluster', urls, ...(TLS_DIR ? tlsOptions : [])]);
   signals[k] = { p, id: null };
   await waitLine(p, /^zq signal: listening on http:\/\/127\.0\.0\.1:(\d+) /, { ms: 10000 });
   const j = await waitLine(p, new RegExp(`cluster: joined through ${SCHEME}://([\\d.]+:\\d+) as server (\\S+)`),
@@ -370,8 +373,9 @@ function glare() {
 // ---- TLS (check 0) ------------------------------------------------------------------------------
 
 /** What nats-server's monitor says of each zq signal's connection (its name is zq-signal), and
- *  what two more zq signals log: one with nats:// (the node asks for TLS: CONNECT, credentials
- *  and all, must not go out in the clear), one trusting a root that signed nothing here. */
+ *  what three more zq signals log: one with nats:// (the node asks for TLS: CONNECT, credentials
+ *  and all, must not go out in the clear), one trusting a root that signed nothing here, one
+ *  with no client certificate for a node that asks for one. */
 async function tlsChecks() {
   const seen = [];
   for (const k of KS) {
@@ -389,15 +393,19 @@ async function tlsChecks() {
     '--cluster', `nats://${node}`]);
   const stranger = start('signal-stranger', zq, ['signal', '--listen', `${HOST}:0`,
     '--cluster', `tls://${node}`, '--nats-tlsca', join(TLS_DIR, 'other-ca.pem')]);
+  const anonymous = start('signal-anonymous', zq, ['signal', '--listen', `${HOST}:0`,
+    '--cluster', `tls://${node}`, '--nats-tlsca', join(TLS_DIR, 'ca.pem')]);
   const refused = await waitLine(plain, /cluster: NATS says: (the server requires TLS.*)$/);
-  const distrusted = await waitLine(stranger, /cluster: tls:\/\/[\d.:]+: (TLS: .*)$/);
-  await stopProc(plain);
-  await stopProc(stranger);
-  for (const p of [plain, stranger]) {
+  const distrusted = await waitLine(stranger, /cluster: tls:\/\/[\d.:]+: (.*TLS.*)$/);
+  const unshown = await waitLine(anonymous, /cluster: tls:\/\/[\d.:]+: (.*TLS.*)$/);
+  const natsSaid = await waitLine(nats[3], /TLS handshake error: (.*didn't provide a certificate.*)$/);
+  for (const p of [plain, stranger, anonymous]) await stopProc(p);
+  for (const p of [plain, stranger, anonymous]) {
     assert(!p.lines.some((l) => /joined through/.test(l)), `${p.name} joined: ${p.lines.join(' | ')}`);
   }
   return `${seen.join('; ')}; nats:// to a TLS node: '${refused.m[1]}'; tls:// trusting ` +
-    `another root: '${distrusted.m[1]}'`;
+    `another root: '${distrusted.m[1]}'; no client certificate: '${unshown.m[1]}' (nats-3: ` +
+    `'${natsSaid.m[1]}')`;
 }
 
 // ---- Main ---------------------------------------------------------------------------------------
@@ -436,7 +444,10 @@ async function main() {
     await finish(checks, { shutdown, printLogs, logs, temp: [profile, site, nginxDir] });
     return;
   }
-  if (TLS_DIR) await check('0. TLS: each zq signal reaches NATS over TLS 1.2; nats:// and an unknown CA refused', tlsChecks);
+  if (TLS_DIR) {
+    await check('0. TLS: each zq signal reaches NATS over TLS 1.2 with its client certificate; ' +
+      'nats://, an unknown root and no certificate refused', tlsChecks);
+  }
   context = await launchChromium(profile, logs, NO_BACKGROUND_THROTTLING);
   console.log(`cluster: Chromium ${context.browser() ? context.browser().version() : ''}, ` +
     `room '${ROOM}' via http://${HOST}:${LB}/sK/; logs in ${logs}`);

@@ -535,8 +535,8 @@ static void malformed_messages_are_counted_and_change_nothing(void **state)
         "{\"type\":\"roster\",\"server\":\"x\",\"room\":\"kitchen\",\"members\":7}",
         "{\"type\":\"joined\",\"server\":\"x\",\"room\":\"kitchen\",\"peerId\":\"a\\u0000b\"}",
         "{\"type\":\"relay\",\"server\":\"x\",\"room\":\"kitchen\",\"to\":\"y\",\"frame\":3}",
-        "{\"type\":\"relay\",\"server\":\"x\",\"room\":\"kitchen\",\"to\":\"y\","
-        "\"frame\":{\"type\":\"welcome\",\"peerId\":\"z\"}}",
+        ("{\"type\":\"relay\",\"server\":\"x\",\"room\":\"kitchen\",\"to\":\"y\","
+         "\"frame\":{\"type\":\"welcome\",\"peerId\":\"z\"}}"), /* one string */
     };
     size_t had = srv[0].n_sent;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
