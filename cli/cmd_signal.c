@@ -50,6 +50,8 @@ typedef struct {
     const char *nats_user;
     const char *nats_password;
     const char *nats_token;
+    const char *nats_nkey;
+    const char *nats_creds;
     zq_posix_tls_files_t nats_tls;
 } signal_options_t;
 
@@ -61,7 +63,8 @@ void zq_cmd_signal_help(FILE *out)
         "                 [--stun-url URL]... [--turn-secret FILE --turn-url URL...\n"
         "                 [--turn-ttl SECONDS]] [--tls-cert FILE --tls-key FILE]\n"
         "                 [--cluster URL[,URL]... [--cluster-prefix P] [--nats-user U\n"
-        "                 --nats-password P | --nats-token T] [--nats-tlsca FILE]\n"
+        "                 --nats-password P | --nats-token T | --nats-nkey FILE |\n"
+        "                 --nats-creds FILE] [--nats-tlsca FILE]\n"
         "                 [--nats-tlscert FILE --nats-tlskey FILE]]\n"
         "       zq signal --print-token ROOM --token-key-file FILE [--token-ttl SECONDS]\n"
         "\n"
@@ -133,6 +136,10 @@ void zq_cmd_signal_help(FILE *out)
         "  --nats-user U          NATS credentials, as NATS's own --user, --password and\n"
         "  --nats-password P      --token name them (over the URL's)\n"
         "  --nats-token T\n"
+        "  --nats-nkey FILE       a user's nkey seed (SU...), as NATS's --nkey: CONNECT\n"
+        "                         signs the server's nonce with it (Ed25519)\n"
+        "  --nats-creds FILE      a user's .creds file (nsc's: JWT and seed), as NATS's\n"
+        "                         --creds\n"
         "  --nats-tlsca FILE      trust the CAs in FILE (PEM) for NATS's certificate, as\n"
         "                         NATS's --tlsca (default: SSL_CERT_FILE, or the system's\n"
         "                         bundle); implies TLS\n"
@@ -209,6 +216,10 @@ static int store_value(signal_options_t *o, const char *name, const char *value)
         o->nats_password = value;
     } else if (strcmp(name, "--nats-token") == 0) {
         o->nats_token = value;
+    } else if (strcmp(name, "--nats-nkey") == 0) {
+        o->nats_nkey = value;
+    } else if (strcmp(name, "--nats-creds") == 0) {
+        o->nats_creds = value;
     } else if (strcmp(name, "--nats-tlsca") == 0) {
         o->nats_tls.ca_file = value;
     } else if (strcmp(name, "--nats-tlscert") == 0) {
@@ -231,7 +242,7 @@ static int parse_option(int argc, char **argv, int *i, signal_options_t *o)
                                              "--cluster", "--cluster-prefix", "--nats-user",
                                              "--nats-password", "--nats-token",
                                              "--nats-tlsca", "--nats-tlscert",
-                                             "--nats-tlskey"};
+                                             "--nats-tlskey", "--nats-nkey", "--nats-creds"};
     const char *arg = argv[*i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
         zq_cmd_signal_help(stdout);
@@ -396,7 +407,8 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
     const char *why;
     if (o->cluster == NULL) {
         return o->cluster_prefix != NULL || o->nats_user != NULL || o->nats_password != NULL ||
-                       o->nats_token != NULL || o->nats_tls.ca_file != NULL ||
+                       o->nats_token != NULL || o->nats_nkey != NULL ||
+                       o->nats_creds != NULL || o->nats_tls.ca_file != NULL ||
                        o->nats_tls.cert_file != NULL || o->nats_tls.key_file != NULL
                    ? zq_cli_usage_error("signal", "--cluster-prefix and --nats-* go with "
                                                   "--cluster")
@@ -409,6 +421,13 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
         (o->nats_user != NULL && o->nats_token != NULL)) {
         return zq_cli_usage_error("signal", "--nats-user goes with --nats-password, and "
                                             "neither with --nats-token");
+    }
+    int kinds = (o->nats_user != NULL) + (o->nats_token != NULL) + (o->nats_nkey != NULL) +
+                (o->nats_creds != NULL);
+    if (kinds > 1) {
+        return zq_cli_usage_error("signal", "one kind of NATS credentials: --nats-user and "
+                                            "--nats-password, --nats-token, --nats-nkey or "
+                                            "--nats-creds");
     }
     if ((o->nats_tls.cert_file == NULL) != (o->nats_tls.key_file == NULL)) {
         return zq_cli_usage_error("signal", "--nats-tlscert goes with --nats-tlskey");
@@ -426,6 +445,8 @@ static int configure_cluster(const signal_options_t *o, signal_settings_t *s)
     s->nats_password = o->nats_password;
     s->nats_token = o->nats_token;
     s->nats_tls = o->nats_tls;
+    s->nats_nkey = o->nats_nkey;
+    s->nats_creds = o->nats_creds;
     return -1;
 }
 

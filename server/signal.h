@@ -74,6 +74,8 @@ typedef struct {
     const char *nats_user;      /**< over the URL's: NATS's own --user, --password, --token */
     const char *nats_password;
     const char *nats_token;
+    const char *nats_nkey;      /**< NATS's --nkey: a user's nkey seed file; NULL: none */
+    const char *nats_creds;     /**< NATS's --creds: a .creds file (JWT and seed); NULL: none */
     zq_posix_tls_files_t nats_tls; /**< NATS's --tlsca, --tlscert, --tlskey: the CAs to trust
                                         (NULL: SSL_CERT_FILE's) and the certificate to show
                                         (NULL: none); paths, borrowed */

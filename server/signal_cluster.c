@@ -5,6 +5,7 @@
  * once every URL has failed in a row. */
 #include <string.h>
 
+#include "port/posix/read_file.h"
 #include "port/posix/ws_tls.h"
 #include "server/signal_server.h"
 #include "zq/addr.h"
@@ -261,6 +262,32 @@ static void options_of(signal_nats_t *n, const signal_settings_t *s)
                                      : (!u->has_pass && u->user[0] != '\0' ? u->user : NULL);
 }
 
+/* --nats-nkey's seed or --nats-creds' JWT and seed into @p n. @return NULL, or why not. */
+static const char *read_nkey(signal_nats_t *n, const signal_settings_t *s)
+{
+    static char text[NATS_JWT_MAX + 1024];
+    const char *path = s->nats_creds != NULL ? s->nats_creds : s->nats_nkey;
+    size_t len = 0;
+    if (path == NULL) {
+        return NULL;
+    }
+    if (zq_posix_read_file(path, (uint8_t *)text, sizeof text, &len) != ZQ_OK) {
+        return "cannot read it (or it is over 5 KiB)";
+    }
+    zq_err_t err = s->nats_creds != NULL
+                       ? nats_creds_parse(text, len, n->jwt, sizeof n->jwt, &n->nkey)
+                       : nats_nkey_from_seed(&n->nkey, text, len);
+    memset(text, 0, sizeof text);
+    n->options.nkey = &n->nkey;
+    n->options.jwt = s->nats_creds != NULL ? n->jwt : NULL;
+    return err == ZQ_OK                   ? NULL
+           : err == ZQ_ERR_INVALID_ARG    ? "the seed is not a user's (SU...)"
+           : err == ZQ_ERR_UNSUPPORTED    ? "this build cannot sign (no SHA-512)"
+           : err == ZQ_ERR_TOO_LONG       ? "its JWT is over NATS_JWT_MAX"
+           : s->nats_creds != NULL        ? "no user JWT and nkey seed blocks, as nsc writes them"
+                                          : "no nkey seed (SU... and 56 more base32 characters)";
+}
+
 int signal_cluster_start(signal_server_t *srv, const signal_settings_t *s, const zq_rand_t *rand)
 {
     signal_nats_t *n = &srv->nats;
@@ -286,6 +313,10 @@ int signal_cluster_start(signal_server_t *srv, const signal_settings_t *s, const
         return signal_fail("--cluster-prefix: 1 to %d characters", SIG_CLUSTER_PREFIX_MAX);
     }
     options_of(n, s);
+    if ((why = read_nkey(n, s)) != NULL) {
+        return signal_fail("%s %s: %s", s->nats_creds != NULL ? "--nats-creds" : "--nats-nkey",
+                           s->nats_creds != NULL ? s->nats_creds : s->nats_nkey, why);
+    }
     nats_client_init(&n->client, &n->options, on_nats_event, srv);
     n->on = true;
     sig_router_attach_cluster(&srv->router, &n->cluster);

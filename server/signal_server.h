@@ -139,6 +139,8 @@ typedef struct {
     unsigned pings_out;   /* our PINGs it has not answered */
     uint32_t dropped;     /* publishes the full output queue refused */
     signal_nats_url_t first; /* the first URL: its credentials */
+    nats_nkey_t nkey;        /* --nats-nkey's or --nats-creds' seed */
+    char jwt[NATS_JWT_MAX];  /* --nats-creds' user JWT */
     nats_options_t options;
     zq_tcp_link_t link;
     nats_client_t client;

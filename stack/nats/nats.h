@@ -81,6 +81,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stack/nats/nats_nkey.h"
 #include "zq/config.h"
 #include "zq/err.h"
 
@@ -88,6 +89,9 @@
  *  fixed by the protocol, not a setting. A longer one is kept empty and counted
  *  in info_dropped. */
 #define NATS_SERVER_ID_MAX 56
+
+/** INFO's nonce, which an nkey signs (nats-server's are 11 random bytes, base64url). */
+#define NATS_NONCE_MAX 64
 
 /** What CONNECT's "lang" and "version" say (protocol doc, CONNECT). */
 #define NATS_CLIENT_LANG "c-zq"
@@ -98,6 +102,10 @@ typedef struct {
     bool echo;         /**< CONNECT "echo": false = the server does not send our own
                             publishes back */
     bool tls_required; /**< the caller runs TLS under us: CONNECT says tls_required:true */
+    const nats_nkey_t *nkey; /**< a user nkey (nats_nkey.h): CONNECT carries INFO's nonce
+                                  signed, "sig", and the public key, "nkey"; NULL: none */
+    const char *jwt;         /**< with nkey, a .creds file's user JWT: CONNECT carries it,
+                                  "jwt", instead of "nkey"; NULL: none */
 } nats_options_t;
 
 typedef enum {
@@ -127,6 +135,7 @@ typedef void (*nats_event_fn)(void *ctx, const nats_event_t *ev);
 /** What the server's latest INFO said (protocol doc, INFO); fields it left out are 0/false/"". */
 typedef struct {
     char server_id[NATS_SERVER_ID_MAX + 1];
+    char nonce[NATS_NONCE_MAX + 1]; /**< what an nkey signs; "" when the server sent none */
     uint32_t max_payload; /**< the largest payload the server takes; 0: not said */
     bool tls_required, tls_available, auth_required, headers;
     int proto;

@@ -7,7 +7,10 @@
  *   headers:false   MSG only, never HMSG: zq neither sends nor reads headers;
  *   echo            the caller's choice: whether our publishes come back to our subscriptions;
  *   tls_required    the caller's TLS under us;
- *   name, user, pass, auth_token when the caller gave them. */
+ *   name, user, pass, auth_token when the caller gave them;
+ *   sig             with an nkey: INFO's nonce signed (nats_nkey.h), and with it either
+ *   jwt             the user's JWT (a .creds file), or
+ *   nkey            the user's public key. */
 #include <string.h>
 
 #include "stack/nats/nats.h"
@@ -23,7 +26,24 @@ static void optional_string(json_writer_t *w, const char *key, const char *value
     }
 }
 
-size_t nats_connect_json(char *buf, size_t cap, const nats_options_t *opt, zq_err_t *err)
+/* "sig" and "jwt" or "nkey". @return false when this build cannot sign. */
+static bool nkey_proof(json_writer_t *w, const nats_options_t *opt, const char *nonce)
+{
+    char sig[NATS_NKEY_SIG_LEN + 1];
+    if (nats_nkey_sign(opt->nkey, nonce, strlen(nonce), sig) != ZQ_OK) {
+        return false;
+    }
+    if (opt->jwt != NULL) {
+        optional_string(w, "jwt", opt->jwt);
+    } else {
+        optional_string(w, "nkey", opt->nkey->public_key);
+    }
+    optional_string(w, "sig", sig);
+    return true;
+}
+
+size_t nats_connect_json(char *buf, size_t cap, const nats_options_t *opt, const char *nonce,
+                         zq_err_t *err)
 {
     json_writer_t w;
     json_writer_init(&w, buf, cap);
@@ -38,6 +58,10 @@ size_t nats_connect_json(char *buf, size_t cap, const nats_options_t *opt, zq_er
     optional_string(&w, "user", opt->user);
     optional_string(&w, "pass", opt->pass);
     optional_string(&w, "auth_token", opt->token);
+    if (opt->nkey != NULL && !nkey_proof(&w, opt, nonce)) {
+        *err = ZQ_ERR_UNSUPPORTED;
+        return 0;
+    }
     json_key(&w, "lang");
     json_string(&w, NATS_CLIENT_LANG, strlen(NATS_CLIENT_LANG));
     json_key(&w, "version");
@@ -59,7 +83,8 @@ zq_err_t nats_queue_connect(nats_client_t *c)
     zq_write_str(&w, "CONNECT ");
     zq_err_t json_err = ZQ_OK;
     if (!w.failed) {
-        size_t n = nats_connect_json((char *)w.data + w.len, w.cap - w.len, &c->opt, &json_err);
+        size_t n = nats_connect_json((char *)w.data + w.len, w.cap - w.len, &c->opt,
+                                     c->info.nonce, &json_err);
         w.failed = n == 0;
         w.len += n;
     }
@@ -67,6 +92,8 @@ zq_err_t nats_queue_connect(nats_client_t *c)
     zq_err_t err = nats_out_commit(c, &w);
     if (json_err == ZQ_ERR_MALFORMED) {
         nats_fail(c, "CONNECT: an option is not UTF-8");
+    } else if (json_err == ZQ_ERR_UNSUPPORTED) {
+        nats_fail(c, "CONNECT: this build cannot sign with an nkey (no SHA-512)");
     } else if (err != ZQ_OK) {
         nats_fail(c, "CONNECT does not fit ZQ_NATS_OUT_MAX");
     } else {

@@ -10,11 +10,11 @@
 #include "zq/json.h"
 
 enum { K_SERVER_ID, K_MAX_PAYLOAD, K_TLS_REQUIRED, K_TLS_AVAILABLE, K_AUTH_REQUIRED, K_HEADERS,
-       K_PROTO, K_CONNECT_URLS, K_COUNT };
+       K_PROTO, K_CONNECT_URLS, K_NONCE, K_COUNT };
 
 static const char *const keys[K_COUNT] = {
     "server_id", "max_payload", "tls_required", "tls_available", "auth_required", "headers",
-    "proto",     "connect_urls",
+    "proto",     "connect_urls", "nonce",
 };
 
 static bool present(json_value_t v)
@@ -101,6 +101,11 @@ const char *nats_info_parse(const char *json, size_t len, nats_info_t *info, uin
     }
     const char *why = read_numbers(v, info);
     why = why != NULL ? why : read_bools(v, info);
+    if (why == NULL && present(v[K_NONCE]) &&
+        (json_type(v[K_NONCE]) != JSON_STRING ||
+         !copy_string(v[K_NONCE], info->nonce, sizeof info->nonce))) {
+        why = "INFO nonce is not a string of up to NATS_NONCE_MAX characters";
+    }
     if (why == NULL && present(v[K_CONNECT_URLS])) {
         why = read_urls(v[K_CONNECT_URLS], info, dropped);
     }
@@ -122,6 +127,10 @@ void nats_on_info(nats_client_t *c, const char *args, size_t len)
         }
         if (c->opt.tls_required && !c->info.tls_required && !c->info.tls_available) {
             nats_fail(c, "the server offers no TLS: CONNECT not sent");
+            return;
+        }
+        if (c->opt.nkey != NULL && c->info.nonce[0] == '\0') {
+            nats_fail(c, "the server sent no nonce for the nkey to sign: CONNECT not sent");
             return;
         }
         /* CONNECT first, so that the INFO event may already subscribe and publish. */

@@ -69,7 +69,9 @@ const char *nats_info_parse(const char *json, size_t len, nats_info_t *info, uin
 /** Queues CONNECT and the PING whose PONG says it was accepted (nats_connect.c). */
 zq_err_t nats_queue_connect(nats_client_t *c);
 
-/** CONNECT's JSON for @p opt into @p buf; its length, or 0 with *err set. */
-size_t nats_connect_json(char *buf, size_t cap, const nats_options_t *opt, zq_err_t *err);
+/** CONNECT's JSON for @p opt into @p buf, an nkey's signature over INFO's @p nonce; its
+ *  length, or 0 with *err set. */
+size_t nats_connect_json(char *buf, size_t cap, const nats_options_t *opt, const char *nonce,
+                         zq_err_t *err);
 
 #endif /* ZQ_NATS_INTERNAL_H */

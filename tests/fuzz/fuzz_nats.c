@@ -2,7 +2,9 @@
  * into reads and which calls come between them (pub, sub, unsub, ping, a partial write), and
  * whether a canned INFO goes first, and whether the client runs over TLS (then reading stops
  * at the INFO that starts it, nothing is lent until the TLS is up, and the harness brings it
- * up there); the rest is what the server sent, so seeds are plain protocol text. Whatever arrives: events stay inside their bounds and the client's buffers,
+ * up there); the rest is what the server sent, so seeds are plain protocol text. (An nkey's
+ * signature of INFO's nonce is fuzz_nats_nkey's: under the sanitizers one costs what a
+ * thousand short inputs do.) Whatever arrives: events stay inside their bounds and the client's buffers,
  * a fatal error is the last event, the queue never holds more than ZQ_NATS_OUT_MAX, and a
  * command is queued whole or not at all. */
 #include <stdbool.h>

@@ -338,6 +338,109 @@ static void tls_up_is_refused_outside_the_tls_state(void **state)
     assert_int_equal(nats_client_state(c), NATS_STATE_CONNECTING);
 }
 
+/* ---- nkeys (nats_nkey.h) ------------------------------------------------------------------ */
+
+/* The example of NATS's own `nk` documentation (nkeys' nk/README.md): this seed, its public
+ * key, and its signature of the file "Hello World!\n". */
+static const char nk_seed[] = "SUAKYRHVIOREXV7EUZTBHUHL7NUMHPMAS7QMDU3GTIUWEI5LDNOXD43IZY";
+static const char nk_public[] = "UD466L6EBCM3YY5HEGHJANNTN4LSKTSUXTH7RILHCKEQMQHTBNLHJJXT";
+static const char nk_sig[] =
+    "0CK1XmkxNfUGfudxliWTWeoETgIo23m9qowS9yTfYFSrjR8HgAW63jQ3NxPU_jG38hZPW61IZSun37N690CkDg";
+
+static void nkey_seed_gives_nks_public_key_and_signature(void **state)
+{
+    (void)state;
+    nats_nkey_t k;
+    assert_int_equal(nats_nkey_from_seed(&k, nk_seed, strlen(nk_seed)), ZQ_OK);
+    assert_string_equal(k.public_key, nk_public);
+    char sig[NATS_NKEY_SIG_LEN + 1];
+    assert_int_equal(nats_nkey_sign(&k, "Hello World!\n", 13, sig), ZQ_OK);
+    assert_string_equal(sig, nk_sig);
+    /* A seed file's newline is no part of it. */
+    static const char line[] = "SUAKYRHVIOREXV7EUZTBHUHL7NUMHPMAS7QMDU3GTIUWEI5LDNOXD43IZY\n";
+    assert_int_equal(nats_nkey_from_seed(&k, line, strlen(line)), ZQ_OK);
+    assert_string_equal(k.public_key, nk_public);
+}
+
+static void nkey_seed_with_a_changed_character_or_length_is_refused(void **state)
+{
+    (void)state;
+    nats_nkey_t k;
+    char seed[sizeof nk_seed];
+    memcpy(seed, nk_seed, sizeof seed);
+    seed[20] = seed[20] == 'A' ? 'B' : 'A'; /* the CRC-16 no longer matches */
+    assert_int_equal(nats_nkey_from_seed(&k, seed, strlen(seed)), ZQ_ERR_MALFORMED);
+    assert_int_equal(nats_nkey_from_seed(&k, nk_seed, strlen(nk_seed) - 1), ZQ_ERR_MALFORMED);
+    memcpy(seed, nk_seed, sizeof seed);
+    seed[30] = '1'; /* no base32 digit */
+    assert_int_equal(nats_nkey_from_seed(&k, seed, strlen(seed)), ZQ_ERR_MALFORMED);
+    /* A public key is no seed (other prefix and length). */
+    assert_int_equal(nats_nkey_from_seed(&k, nk_public, strlen(nk_public)), ZQ_ERR_MALFORMED);
+}
+
+static void creds_file_gives_its_jwt_and_seed(void **state)
+{
+    (void)state;
+    static const char creds[] =
+        "-----BEGIN NATS USER JWT-----\n"
+        "eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJzdWIiOiJVIn0.c2ln-mF0d_Jl\n"
+        "------END NATS USER JWT------\n"
+        "\n"
+        "************************* IMPORTANT *************************\n"
+        "NKEY Seed printed below can be used to sign and prove identity.\n"
+        "\n"
+        "-----BEGIN USER NKEY SEED-----\n"
+        "SUAKYRHVIOREXV7EUZTBHUHL7NUMHPMAS7QMDU3GTIUWEI5LDNOXD43IZY\n"
+        "------END USER NKEY SEED------\n";
+    char jwt[NATS_JWT_MAX];
+    nats_nkey_t k;
+    assert_int_equal(nats_creds_parse(creds, strlen(creds), jwt, sizeof jwt, &k), ZQ_OK);
+    assert_string_equal(jwt, "eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJzdWIiOiJVIn0."
+                             "c2ln-mF0d_Jl"); /* base64url's '-' is no end line */
+    assert_string_equal(k.public_key, nk_public);
+    assert_int_equal(nats_creds_parse(creds, strlen(creds), jwt, 20, &k), ZQ_ERR_TOO_LONG);
+    assert_int_equal(nats_creds_parse(creds + 30, strlen(creds) - 30, jwt, sizeof jwt, &k),
+                     ZQ_ERR_MALFORMED); /* no JWT block */
+}
+
+/* Protocol doc, INFO "nonce" and CONNECT "sig": the nonce's text, signed. With nk's example
+ * message as the nonce, nk's signature is what CONNECT must carry. */
+static void connect_signs_the_infos_nonce_with_the_nkey(void **state)
+{
+    (void)state;
+    static nats_nkey_t k;
+    assert_int_equal(nats_nkey_from_seed(&k, nk_seed, strlen(nk_seed)), ZQ_OK);
+    nats_options_t opt = {.nkey = &k};
+    nats_client_t *c = start(&opt);
+    assert_int_equal(feed(c, "INFO {\"server_id\":\"S\",\"nonce\":\"Hello World!\\n\"}\r\n"),
+                     ZQ_OK);
+    json_value_t doc = connect_json(take_output(c));
+    assert_json_string(doc, "nkey", nk_public);
+    assert_json_string(doc, "sig", nk_sig);
+    assert_json_absent(doc, "jwt");
+    /* With a .creds file's JWT, the JWT goes instead of the public key. */
+    opt.jwt = "a.b.c";
+    c = start(&opt);
+    assert_int_equal(feed(c, "INFO {\"nonce\":\"Hello World!\\n\"}\r\n"), ZQ_OK);
+    doc = connect_json(take_output(c));
+    assert_json_string(doc, "jwt", "a.b.c");
+    assert_json_string(doc, "sig", nk_sig);
+    assert_json_absent(doc, "nkey");
+}
+
+static void nkey_without_a_nonce_to_sign_sends_no_connect(void **state)
+{
+    (void)state;
+    static nats_nkey_t k;
+    assert_int_equal(nats_nkey_from_seed(&k, nk_seed, strlen(nk_seed)), ZQ_OK);
+    nats_options_t opt = {.nkey = &k};
+    nats_client_t *c = start(&opt);
+    assert_int_equal(feed(c, real_info), ZQ_ERR_CLOSED);
+    assert_fatal(c, "the server sent no nonce for the nkey to sign: CONNECT not sent");
+    const uint8_t *p;
+    assert_int_equal(nats_client_pending(c, &p), 0);
+}
+
 static void info_fields_are_read(void **state)
 {
     (void)state;
@@ -910,6 +1013,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(connect_is_sent_after_the_first_info),
         T(connect_carries_user_and_pass),
+        T(nkey_seed_gives_nks_public_key_and_signature),
+        T(nkey_seed_with_a_changed_character_or_length_is_refused),
+        T(creds_file_gives_its_jwt_and_seed),
+        T(connect_signs_the_infos_nonce_with_the_nkey),
+        T(nkey_without_a_nonce_to_sign_sends_no_connect),
         T(connect_says_echo_and_tls_required_as_asked),
         T(connect_that_cannot_fit_the_queue_is_fatal),
         T(connect_with_an_option_that_is_not_utf8_is_fatal),
