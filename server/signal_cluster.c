@@ -278,8 +278,10 @@ static const char *read_nkey(signal_nats_t *n, const signal_settings_t *s)
                        ? nats_creds_parse(text, len, n->jwt, sizeof n->jwt, &n->nkey)
                        : nats_nkey_from_seed(&n->nkey, text, len);
     memset(text, 0, sizeof text);
-    n->options.nkey = &n->nkey;
-    n->options.jwt = s->nats_creds != NULL ? n->jwt : NULL;
+    if (err == ZQ_OK) {
+        n->options.nkey = &n->nkey;
+        n->options.jwt = s->nats_creds != NULL ? n->jwt : NULL;
+    }
     return err == ZQ_OK                   ? NULL
            : err == ZQ_ERR_INVALID_ARG    ? "the seed is not a user's (SU...)"
            : err == ZQ_ERR_UNSUPPORTED    ? "this build cannot sign (no SHA-512)"

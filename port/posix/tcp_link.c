@@ -14,7 +14,6 @@ void zq_tcp_link_init(zq_tcp_link_t *l, zq_loop_t *loop, const zq_tcp_link_ops_t
     l->ops = ops;
     l->ctx = ctx;
     l->rand = *rand;
-    l->sock = ZQ_SOCKET_INVALID;
     l->io.sock = ZQ_SOCKET_INVALID;
     zq_backoff_init(&l->backoff, first_ms, max_ms);
 }
@@ -63,16 +62,16 @@ const zq_tcp_link_server_t *zq_tcp_link_server(const zq_tcp_link_t *l)
 
 static void close_socket(zq_tcp_link_t *l)
 {
-    if (l->sock != ZQ_SOCKET_INVALID) {
-        zq_loop_remove_fd(l->loop, l->sock);
-        zq_port_tcp_close(l->sock);
+    if (l->io.sock != ZQ_SOCKET_INVALID) {
+        zq_loop_remove_fd(l->loop, l->io.sock);
+        zq_port_tcp_close(l->io.sock);
     }
     if (l->io.tls != NULL) {
         tls_session_free(l->io.tls); /* no close_notify: the connection failed or is given up */
     }
     l->io = (zq_ws_link_t){.sock = ZQ_SOCKET_INVALID, .tls = NULL};
     l->handshaking = false;
-    l->sock = ZQ_SOCKET_INVALID;
+    l->start_asked = false;
     l->want_write = false;
     l->broken = false;
     l->paused = false;
@@ -103,8 +102,8 @@ void zq_tcp_link_ready(zq_tcp_link_t *l)
 /* Sets the socket's write interest to whether anything waits to be written. */
 static void want_write(zq_tcp_link_t *l, bool more)
 {
-    if (more != l->want_write && l->sock != ZQ_SOCKET_INVALID) {
-        (void)zq_loop_set_fd_writable_interest(l->loop, l->sock, more);
+    if (more != l->want_write && l->io.sock != ZQ_SOCKET_INVALID) {
+        (void)zq_loop_set_fd_writable_interest(l->loop, l->io.sock, more);
         l->want_write = more;
     }
 }
@@ -136,8 +135,6 @@ void zq_tcp_link_flush(zq_tcp_link_t *l)
     want_write(l, !l->broken && ((!l->handshaking && len > 0) ||
                                  zq_ws_link_pending_output(&l->io)));
 }
-
-/* ---- The socket -------------------------------------------------------------------------- */
 
 /* ---- TLS ------------------------------------------------------------------------------- */
 
@@ -215,7 +212,7 @@ static void hold_rest(zq_tcp_link_t *l, uint64_t now, const uint8_t *data, size_
     memmove(l->held_in, data + used, len - used);
     l->held_len = len - used;
     l->paused = true;
-    (void)zq_loop_set_fd_readable_interest(l->loop, l->sock, false);
+    (void)zq_loop_set_fd_readable_interest(l->loop, l->io.sock, false);
 }
 
 static void read_all(zq_tcp_link_t *l, uint64_t now);
@@ -236,7 +233,7 @@ void zq_tcp_link_resume(zq_tcp_link_t *l, uint64_t now)
     }
     l->paused = false;
     l->held_len = 0;
-    (void)zq_loop_set_fd_readable_interest(l->loop, l->sock, true);
+    (void)zq_loop_set_fd_readable_interest(l->loop, l->io.sock, true);
     read_all(l, now); /* TLS may hold decrypted bytes, which poll() never announces */
 }
 
@@ -270,14 +267,13 @@ static void fd_ready(void *ctx, int fd, uint64_t now)
     zq_tcp_link_t *l = ctx;
     (void)fd;
     if (l->state == ZQ_TCP_LINK_CONNECTING) {
-        if (zq_port_tcp_connect_finish(l->sock, &l->to) != ZQ_OK) {
-            zq_loop_remove_fd(l->loop, l->sock);
-            l->sock = ZQ_SOCKET_INVALID; /* _finish closed it */
+        if (zq_port_tcp_connect_finish(l->io.sock, &l->to) != ZQ_OK) {
+            zq_loop_remove_fd(l->loop, l->io.sock);
+            l->io.sock = ZQ_SOCKET_INVALID; /* _finish closed it */
             zq_tcp_link_drop(l, now, "connection refused");
             return;
         }
         l->state = ZQ_TCP_LINK_OPEN;
-        l->io.sock = l->sock;
         l->ops->on_open(l->ctx, now);
         if (l->tls_mode == ZQ_TCP_LINK_TLS_FIRST && l->state == ZQ_TCP_LINK_OPEN) {
             begin_tls(l, now);
@@ -296,18 +292,18 @@ static void open_next(zq_tcp_link_t *l, uint64_t now)
         return;
     }
     l->to.port = s->port;
-    if (zq_port_tcp_connect_start(&l->sock, &l->to) != ZQ_OK) {
-        l->sock = ZQ_SOCKET_INVALID;
+    if (zq_port_tcp_connect_start(&l->io.sock, &l->to) != ZQ_OK) {
+        l->io.sock = ZQ_SOCKET_INVALID;
         zq_tcp_link_drop(l, now, "cannot connect");
         return;
     }
-    if (zq_loop_add_fd(l->loop, l->sock, fd_ready, l) != ZQ_OK) {
-        zq_port_tcp_close(l->sock);
-        l->sock = ZQ_SOCKET_INVALID;
+    if (zq_loop_add_fd(l->loop, l->io.sock, fd_ready, l) != ZQ_OK) {
+        zq_port_tcp_close(l->io.sock);
+        l->io.sock = ZQ_SOCKET_INVALID;
         zq_tcp_link_drop(l, now, "no room in the event loop");
         return;
     }
-    (void)zq_loop_set_fd_writable_interest(l->loop, l->sock, true); /* the connect's end */
+    (void)zq_loop_set_fd_writable_interest(l->loop, l->io.sock, true); /* the connect's end */
     l->want_write = true;
     l->deadline = now + ZQ_TCP_LINK_CONNECT_MS;
 }

@@ -82,7 +82,6 @@ typedef struct {
     const zq_tcp_link_ops_t *ops;
     void *ctx;
     zq_tcp_link_state_t state;
-    zq_socket_t sock;
     zq_ws_link_t io;      /* the socket, and the TLS session once it started */
     zq_tcp_link_tls_t tls_mode;
     tls_client_config_t *tls_config;

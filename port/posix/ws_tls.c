@@ -100,6 +100,7 @@ static zq_err_t show_identity(trust_store_t *s, const zq_posix_tls_files_t *f, c
         return ZQ_ERR_CRYPTO;
     }
     zq_err_t err = tls_identity_load(&s->identity, &rand_src, chain, chain_len, key, key_len);
+    memset(key, 0, sizeof key); /* parsed into the arena: the text is no longer needed */
     if (err != ZQ_OK || tls_client_config_identity(&s->config, &s->identity) != ZQ_OK) {
         (void)snprintf(reason, sizeof reason, "%s and %s: %s", f->cert_file, f->key_file,
                        err != ZQ_OK ? s->identity.why : "mbedTLS refused them");
