@@ -18,7 +18,7 @@ static uint16_t crc16(const uint8_t *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         crc ^= (uint16_t)(p[i] << 8);
         for (int b = 0; b < 8; b++) {
-            crc = (crc & 0x8000) != 0 ? (uint16_t)((crc << 1) ^ 0x1021) : (uint16_t)(crc << 1);
+            crc = (uint16_t)((unsigned)crc << 1 ^ ((crc & 0x8000u) != 0 ? 0x1021u : 0u));
         }
     }
     return crc;
