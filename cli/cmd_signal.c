@@ -367,7 +367,7 @@ static int configure_ice_servers(const signal_options_t *o, signal_settings_t *s
 /* A PEM file of @p option into @p buf, NUL-ended, for --tls-cert and --tls-key. */
 static int read_pem(const char *option, const char *path, char *buf, size_t cap, size_t *len)
 {
-    zq_err_t err = zq_posix_read_file(path, (uint8_t *)buf, cap - 1, len);
+    zq_err_t err = zq_posix_read_text(path, buf, cap, len);
     if (err == ZQ_ERR_IO) {
         return zq_cli_usage_error("signal", "cannot read %s '%s': %s", option, path,
                                   strerror(errno));
@@ -375,7 +375,6 @@ static int read_pem(const char *option, const char *path, char *buf, size_t cap,
     if (err != ZQ_OK) {
         return zq_cli_usage_error("signal", "%s '%s' is over %zu bytes", option, path, cap - 1);
     }
-    buf[*len] = '\0';
     return -1;
 }
 

@@ -47,6 +47,15 @@ zq_err_t zq_posix_read_file(const char *path, uint8_t *buf, size_t cap, size_t *
     return ZQ_OK;
 }
 
+zq_err_t zq_posix_read_text(const char *path, char *buf, size_t cap, size_t *len)
+{
+    zq_err_t err = zq_posix_read_file(path, (uint8_t *)buf, cap - 1, len);
+    if (err == ZQ_OK) {
+        buf[*len] = '\0';
+    }
+    return err;
+}
+
 zq_err_t zq_posix_write_file(const char *path, const uint8_t *data, size_t len, unsigned mode)
 {
     char tmp[4096];

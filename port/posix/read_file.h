@@ -20,6 +20,10 @@
  */
 zq_err_t zq_posix_read_file(const char *path, uint8_t *buf, size_t cap, size_t *len);
 
+/** As zq_posix_read_file(), for a text (a PEM file, a key file): at most @p cap - 1 bytes,
+ *  then a NUL (@p len leaves it out), what mbedTLS's PEM parser asks. Same returns. */
+zq_err_t zq_posix_read_text(const char *path, char *buf, size_t cap, size_t *len);
+
 /**
  * Replaces @p path with @p len bytes of @p data, mode @p mode, all or nothing: written to
  * PATH.tmp, fsync()ed, renamed over @p path (rename(2) is atomic), so a crash leaves the old

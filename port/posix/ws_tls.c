@@ -79,14 +79,12 @@ static trust_store_t *store_for(const zq_posix_tls_files_t *f)
 /* One PEM file, NUL-ended, into @p buf. @return false with reason[] set. */
 static bool read_pem(const char *path, char *buf, size_t cap, size_t *len)
 {
-    zq_err_t err = zq_posix_read_file(path, (uint8_t *)buf, cap - 1, len);
+    zq_err_t err = zq_posix_read_text(path, buf, cap, len);
     if (err != ZQ_OK) {
         (void)snprintf(reason, sizeof reason, "cannot read %s: %s", path,
                        err == ZQ_ERR_TOO_LONG ? "larger than 64 KiB" : strerror(errno));
-        return false;
     }
-    buf[*len] = '\0';
-    return true;
+    return err == ZQ_OK;
 }
 
 /* The client's certificate and key, shown with the store's configuration. */
